@@ -1,0 +1,290 @@
+//! The blosc1-style API on global state, and the context-less `blosc2_compress`/`decompress`
+//! (area 1 of the API, plus `blosc2_set_delta`).
+
+use super::context::{apply_env_cparams, apply_env_dparams};
+use super::global::NTHREADS;
+use super::{code_of, guard, header_cbytes, slice, slice_mut};
+use crate::chunk;
+use crate::params::{CParams, DParams, SplitMode};
+use crate::Error;
+use core::ffi::{c_char, c_int, c_void, CStr};
+use std::sync::atomic::{AtomicI32, AtomicU8, Ordering};
+
+static COMPRESSOR: AtomicU8 = AtomicU8::new(0);
+static BLOCKSIZE: AtomicI32 = AtomicI32::new(0);
+static SPLITMODE: AtomicI32 = AtomicI32::new(4);
+static DELTA: AtomicI32 = AtomicI32::new(0);
+
+/// Back to the defaults (`blosc2_destroy`).
+pub(crate) fn reset() {
+    COMPRESSOR.store(0, Ordering::Relaxed);
+    BLOCKSIZE.store(0, Ordering::Relaxed);
+    SPLITMODE.store(4, Ordering::Relaxed);
+    DELTA.store(0, Ordering::Relaxed);
+}
+
+fn fail() -> c_int {
+    Error::Failure.code()
+}
+
+/// The parameters of the context-less API from the global state and the environment.
+fn global_cparams(clevel: c_int, doshuffle: c_int, typesize: i32) -> Result<CParams, Error> {
+    if !(0..=9).contains(&clevel) {
+        crate::trace_error!("`clevel` parameter must be between 0 and 9!");
+        return Err(Error::CodecParam);
+    }
+    if !(0..=2).contains(&doshuffle) {
+        crate::trace_error!("`shuffle` parameter must be either 0, 1 or 2!");
+        return Err(Error::CodecParam);
+    }
+    let mut p = CParams {
+        compcode: COMPRESSOR.load(Ordering::Relaxed),
+        clevel: clevel as u8,
+        typesize,
+        nthreads: NTHREADS.load(Ordering::Relaxed),
+        blocksize: BLOCKSIZE.load(Ordering::Relaxed),
+        splitmode: SplitMode::from_i32(SPLITMODE.load(Ordering::Relaxed)),
+        filters: [0; 6],
+        ..CParams::default()
+    };
+    p.filters[5] = doshuffle as u8;
+    if DELTA.load(Ordering::Relaxed) != 0 {
+        p.filters[4] = 3;
+    }
+    apply_env_cparams(&mut p);
+    if p.filters[5] == 1 && p.typesize <= 1 {
+        p.filters[5] = 0;
+    }
+    Ok(p)
+}
+
+/// Compress with the global parameters (blosc2 API without a context).
+///
+/// # Safety
+/// `src` readable for `srcsize`, `dest` writable for `destsize`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_compress(
+    clevel: c_int,
+    doshuffle: c_int,
+    typesize: i32,
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    guard(fail(), || {
+        let p = match global_cparams(clevel, doshuffle, typesize) {
+            Ok(p) => p,
+            Err(e) => return e.code(),
+        };
+        if srcsize < 0 || destsize < 0 {
+            return Error::InvalidParam.code();
+        }
+        // SAFETY: the caller guarantees the buffer sizes.
+        let (Some(s), Some(d)) = (unsafe { slice(src, srcsize as usize) }, unsafe {
+            slice_mut(dest, destsize as usize)
+        }) else {
+            return Error::NullPointer.code();
+        };
+        code_of(chunk::compress(&p, s, d))
+    })
+}
+
+/// Decompress with the global number of threads.
+///
+/// # Safety
+/// `src` readable for `srcsize`, `dest` writable for `destsize`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_decompress(
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    guard(fail(), || {
+        if srcsize < 0 || destsize < 0 {
+            return Error::InvalidParam.code();
+        }
+        // SAFETY: the caller guarantees the buffer sizes.
+        let (Some(s), Some(d)) = (unsafe { slice(src, srcsize as usize) }, unsafe {
+            slice_mut(dest, destsize as usize)
+        }) else {
+            return Error::NullPointer.code();
+        };
+        let mut p = DParams {
+            nthreads: NTHREADS.load(Ordering::Relaxed),
+            ..DParams::default()
+        };
+        apply_env_dparams(&mut p);
+        code_of(chunk::decompress(&p, s, d, None))
+    })
+}
+
+/// Enable (1) or disable (0) the delta filter for the context-less API.
+#[no_mangle]
+pub extern "C" fn blosc2_set_delta(dodelta: c_int) {
+    DELTA.store(dodelta, Ordering::Relaxed);
+}
+
+/// Blosc1 compression of `nbytes` bytes.
+///
+/// # Safety
+/// `src` readable for `nbytes`, `dest` writable for `destsize`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_compress(
+    clevel: c_int,
+    doshuffle: c_int,
+    typesize: usize,
+    nbytes: usize,
+    src: *const c_void,
+    dest: *mut c_void,
+    destsize: usize,
+) -> c_int {
+    guard(fail(), || {
+        if nbytes > crate::chunk::header::MAX_BUFFERSIZE as usize {
+            crate::trace_error!("Input buffer size cannot exceed {} bytes", i32::MAX - 32);
+            return Error::MaxBufsizeExceeded.code();
+        }
+        let typesize = typesize.min(i32::MAX as usize) as i32;
+        let destsize = destsize.min(i32::MAX as usize) as i32;
+        // SAFETY: forwarded caller guarantees.
+        unsafe { blosc2_compress(clevel, doshuffle, typesize, src, nbytes as i32, dest, destsize) }
+    })
+}
+
+/// Blosc1 decompression into `destsize` bytes.
+///
+/// # Safety
+/// `src` must hold a whole chunk (its length is read from the header); `dest` writable for
+/// `destsize`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_decompress(
+    src: *const c_void,
+    dest: *mut c_void,
+    destsize: usize,
+) -> c_int {
+    guard(fail(), || {
+        if src.is_null() {
+            return Error::NullPointer.code();
+        }
+        // SAFETY: the caller guarantees a whole chunk at `src`.
+        let cbytes = unsafe { header_cbytes(src) };
+        if cbytes < 16 {
+            return Error::InvalidHeader.code();
+        }
+        let destsize = destsize.min(i32::MAX as usize) as i32;
+        // SAFETY: forwarded caller guarantees; `cbytes` comes from the chunk itself.
+        unsafe { blosc2_decompress(src, cbytes, dest, destsize) }
+    })
+}
+
+/// Blosc1 getitem: `nitems` elements from `start`.
+///
+/// # Safety
+/// `src` must hold a whole chunk; `dest` writable for `nitems * typesize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_getitem(
+    src: *const c_void,
+    start: c_int,
+    nitems: c_int,
+    dest: *mut c_void,
+) -> c_int {
+    guard(fail(), || {
+        if src.is_null() {
+            return Error::NullPointer.code();
+        }
+        // SAFETY: the caller guarantees a whole chunk at `src`.
+        let cbytes = unsafe { header_cbytes(src) };
+        if cbytes < 16 {
+            return Error::InvalidHeader.code();
+        }
+        // SAFETY: the header is readable.
+        let ts = unsafe { *(src as *const u8).add(3) } as i64;
+        let destsize = (nitems.max(0) as i64 * ts).min(i32::MAX as i64) as i32;
+        // SAFETY: forwarded caller guarantees.
+        unsafe { super::chunk::blosc2_getitem(src, cbytes, start, nitems, dest, destsize) }
+    })
+}
+
+/// The name of the global compressor.
+#[no_mangle]
+pub extern "C" fn blosc1_get_compressor() -> *const c_char {
+    let mut name: *const c_char = core::ptr::null();
+    // SAFETY: `name` is a valid out-pointer.
+    unsafe { super::global::blosc2_compcode_to_compname(COMPRESSOR.load(Ordering::Relaxed) as c_int, &mut name) };
+    name
+}
+
+/// Select the global compressor by name; returns its code or -1.
+///
+/// # Safety
+/// `compname` must be NUL-terminated (or NULL).
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_set_compressor(compname: *const c_char) -> c_int {
+    guard(-1, || {
+        if compname.is_null() {
+            return -1;
+        }
+        // SAFETY: forwarded.
+        let code = unsafe { super::global::blosc2_compname_to_compcode(compname) };
+        // SAFETY: the caller guarantees a NUL-terminated string.
+        let _ = unsafe { CStr::from_ptr(compname) };
+        if code >= 0 {
+            COMPRESSOR.store(code as u8, Ordering::Relaxed);
+        }
+        code
+    })
+}
+
+/// Sizes from a chunk header (size_t variant).
+///
+/// # Safety
+/// `cbuffer` must point to a chunk header; out-pointers may be NULL.
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_cbuffer_sizes(
+    cbuffer: *const c_void,
+    nbytes: *mut usize,
+    cbytes: *mut usize,
+    blocksize: *mut usize,
+) {
+    guard((), || {
+        let (mut n, mut c, mut b) = (0i32, 0i32, 0i32);
+        // SAFETY: forwarded caller guarantees.
+        let rc = unsafe { super::chunk::blosc2_cbuffer_sizes(cbuffer, &mut n, &mut c, &mut b) };
+        if rc < 0 {
+            (n, c, b) = (0, 0, 0);
+        }
+        // SAFETY: out-pointers checked for NULL.
+        unsafe {
+            if let Some(x) = nbytes.as_mut() {
+                *x = n as usize;
+            }
+            if let Some(x) = cbytes.as_mut() {
+                *x = c as usize;
+            }
+            if let Some(x) = blocksize.as_mut() {
+                *x = b as usize;
+            }
+        }
+    })
+}
+
+/// The global blocksize (0 = automatic).
+#[no_mangle]
+pub extern "C" fn blosc1_get_blocksize() -> c_int {
+    BLOCKSIZE.load(Ordering::Relaxed)
+}
+
+/// Set the global blocksize (0 = automatic).
+#[no_mangle]
+pub extern "C" fn blosc1_set_blocksize(blocksize: usize) {
+    BLOCKSIZE.store(blocksize.min(i32::MAX as usize) as i32, Ordering::Relaxed);
+}
+
+/// Set the global split mode.
+#[no_mangle]
+pub extern "C" fn blosc1_set_splitmode(splitmode: c_int) {
+    if crate::chunk::compress::valid_splitmode(splitmode) {
+        SPLITMODE.store(splitmode, Ordering::Relaxed);
+    }
+}

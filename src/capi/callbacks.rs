@@ -1,0 +1,247 @@
+//! Adapters between C callbacks (prefilter/postfilter, user codecs and filters, the threads
+//! callback) and the core's Rust traits and closures.
+
+use super::types::*;
+use crate::chunk::worker::Executor;
+use crate::codecs::StreamInfo;
+use crate::params::{CParams, DParams, PostfilterArgs, PrefilterArgs, SplitMode};
+use crate::registry::{CodecImpl, FilterImpl};
+use core::ffi::{c_int, c_void};
+use std::sync::Arc;
+
+/// A raw pointer that the C caller promises may be used from any thread.
+#[derive(Clone, Copy)]
+pub(crate) struct SendPtr(pub *mut c_void);
+// SAFETY: these pointers are user data handed back to the user's own callbacks, which C-Blosc2
+// also calls from its worker threads; thread-safety is the caller's contract.
+unsafe impl Send for SendPtr {}
+// SAFETY: as above.
+unsafe impl Sync for SendPtr {}
+
+/// A C `blosc2_cparams` for the core parameters (what user callbacks receive).
+pub(crate) fn cparams_to_c(p: &CParams) -> blosc2_cparams {
+    blosc2_cparams {
+        compcode: p.compcode,
+        compcode_meta: p.compcode_meta,
+        clevel: p.clevel,
+        use_dict: p.use_dict as c_int,
+        typesize: p.typesize,
+        nthreads: p.nthreads,
+        blocksize: p.blocksize,
+        splitmode: p.splitmode as i32,
+        schunk: p.owner as *mut c_void,
+        filters: p.filters,
+        filters_meta: p.filters_meta,
+        ..BLOSC2_CPARAMS_DEFAULTS
+    }
+}
+
+/// A C `blosc2_dparams` for the core parameters.
+pub(crate) fn dparams_to_c(p: &DParams) -> blosc2_dparams {
+    blosc2_dparams {
+        nthreads: p.nthreads,
+        schunk: p.owner as *mut c_void,
+        typesize: p.typesize,
+        ..BLOSC2_DPARAMS_DEFAULTS
+    }
+}
+
+/// Core parameters from a C `blosc2_cparams` (callbacks are wired by the context).
+pub(crate) fn cparams_from_c(c: &blosc2_cparams) -> CParams {
+    CParams {
+        compcode: c.compcode,
+        compcode_meta: c.compcode_meta,
+        clevel: c.clevel,
+        use_dict: c.use_dict != 0,
+        typesize: c.typesize,
+        nthreads: c.nthreads,
+        blocksize: c.blocksize,
+        splitmode: SplitMode::from_i32(c.splitmode),
+        filters: c.filters,
+        filters_meta: c.filters_meta,
+        prefilter: None,
+        nchunk: -1,
+        owner: c.schunk as usize,
+        instr_codec: c.instr_codec != 0,
+    }
+}
+
+/// Core parameters from a C `blosc2_dparams`.
+pub(crate) fn dparams_from_c(c: &blosc2_dparams) -> DParams {
+    DParams {
+        nthreads: c.nthreads,
+        postfilter: None,
+        typesize: c.typesize,
+        nchunk: -1,
+        owner: c.schunk as usize,
+    }
+}
+
+/// Wrap a C prefilter (with its `preparams` template) as a core prefilter.
+pub(crate) fn prefilter(
+    f: unsafe extern "C" fn(*mut blosc2_prefilter_params) -> c_int,
+    user_data: *mut c_void,
+    ctx: *mut blosc2_context,
+) -> crate::params::Prefilter {
+    let user = SendPtr(user_data);
+    let ctx = SendPtr(ctx as *mut c_void);
+    Arc::new(move |a: &mut PrefilterArgs<'_>| {
+        let user = user;
+        let ctx = ctx;
+        let mut p = blosc2_prefilter_params {
+            user_data: user.0,
+            input: a.input.as_ptr(),
+            output: a.output.as_mut_ptr(),
+            output_size: a.output.len() as i32,
+            output_typesize: a.output_typesize,
+            output_offset: a.output_offset,
+            nchunk: a.nchunk,
+            nblock: a.nblock,
+            tid: a.tid,
+            ttmp: core::ptr::null_mut(),
+            ttmp_nbytes: 0,
+            ctx: ctx.0 as *mut blosc2_context,
+            output_is_disposable: 0,
+        };
+        // SAFETY: `p` points to valid input/output buffers of the stated sizes for the call.
+        unsafe { f(&mut p) }
+    })
+}
+
+/// Wrap a C postfilter as a core postfilter.
+pub(crate) fn postfilter(
+    f: unsafe extern "C" fn(*mut blosc2_postfilter_params) -> c_int,
+    user_data: *mut c_void,
+    ctx: *mut blosc2_context,
+) -> crate::params::Postfilter {
+    let user = SendPtr(user_data);
+    let ctx = SendPtr(ctx as *mut c_void);
+    Arc::new(move |a: &mut PostfilterArgs<'_>| {
+        let user = user;
+        let ctx = ctx;
+        let mut p = blosc2_postfilter_params {
+            user_data: user.0,
+            input: a.input.as_ptr(),
+            output: a.output.as_mut_ptr(),
+            size: a.output.len() as i32,
+            typesize: a.typesize,
+            offset: a.offset,
+            nchunk: a.nchunk,
+            nblock: a.nblock,
+            tid: a.tid,
+            ttmp: core::ptr::null_mut(),
+            ttmp_nbytes: 0,
+            ctx: ctx.0 as *mut blosc2_context,
+        };
+        // SAFETY: `p` points to valid input/output buffers of the stated sizes for the call.
+        unsafe { f(&mut p) }
+    })
+}
+
+/// A user codec registered from C.
+pub(crate) struct CCodec {
+    pub encoder: blosc2_codec_encoder_cb,
+    pub decoder: blosc2_codec_decoder_cb,
+}
+
+impl CodecImpl for CCodec {
+    fn encode(&self, src: &[u8], dst: &mut [u8], info: StreamInfo<'_>) -> i32 {
+        let Some(enc) = self.encoder else {
+            return crate::Error::CodecSupport.code();
+        };
+        let mut cp = info.cparams.map(cparams_to_c).unwrap_or(BLOSC2_CPARAMS_DEFAULTS);
+        // SAFETY: buffers are valid for the stated lengths; `cp` lives for the call.
+        unsafe {
+            enc(
+                src.as_ptr(),
+                src.len() as i32,
+                dst.as_mut_ptr(),
+                dst.len() as i32,
+                info.meta,
+                &mut cp,
+                info.chunk.as_ptr() as *const c_void,
+            )
+        }
+    }
+
+    fn decode(&self, src: &[u8], dst: &mut [u8], info: StreamInfo<'_>) -> i32 {
+        let Some(dec) = self.decoder else {
+            return crate::Error::CodecSupport.code();
+        };
+        let mut dp = info.dparams.map(dparams_to_c).unwrap_or(BLOSC2_DPARAMS_DEFAULTS);
+        // SAFETY: buffers are valid for the stated lengths; `dp` lives for the call.
+        unsafe {
+            dec(
+                src.as_ptr(),
+                src.len() as i32,
+                dst.as_mut_ptr(),
+                dst.len() as i32,
+                info.meta,
+                &mut dp,
+                info.chunk.as_ptr() as *const c_void,
+            )
+        }
+    }
+}
+
+/// A user filter registered from C.
+pub(crate) struct CFilter {
+    pub forward: blosc2_filter_forward_cb,
+    pub backward: blosc2_filter_backward_cb,
+}
+
+impl FilterImpl for CFilter {
+    fn forward(&self, src: &[u8], dst: &mut [u8], info: StreamInfo<'_>, id: u8) -> i32 {
+        let Some(f) = self.forward else {
+            return crate::Error::FilterPipeline.code();
+        };
+        let mut cp = info.cparams.map(cparams_to_c).unwrap_or(BLOSC2_CPARAMS_DEFAULTS);
+        // SAFETY: src and dst are valid for `len` bytes each; `cp` lives for the call.
+        unsafe { f(src.as_ptr(), dst.as_mut_ptr(), src.len() as i32, info.meta, &mut cp, id) }
+    }
+
+    fn backward(&self, src: &[u8], dst: &mut [u8], info: StreamInfo<'_>, id: u8) -> i32 {
+        let Some(f) = self.backward else {
+            return crate::Error::FilterPipeline.code();
+        };
+        let mut dp = info.dparams.map(dparams_to_c).unwrap_or(BLOSC2_DPARAMS_DEFAULTS);
+        // SAFETY: src and dst are valid for `len` bytes each; `dp` lives for the call.
+        unsafe { f(src.as_ptr(), dst.as_mut_ptr(), src.len() as i32, info.meta, &mut dp, id) }
+    }
+}
+
+/// The application's threads callback (`blosc2_set_threads_callback`) as a core executor.
+pub(crate) struct CExecutor {
+    pub callback: unsafe extern "C" fn(*mut c_void, Option<unsafe extern "C" fn(*mut c_void)>, c_int, usize, *mut c_void),
+    pub data: SendPtr,
+}
+
+struct Job<'a> {
+    f: &'a (dyn Fn(usize) + Sync),
+    i: usize,
+}
+
+unsafe extern "C" fn run_job(p: *mut c_void) {
+    // SAFETY: `p` points to one `Job` of the array built in `CExecutor::run`, alive for the call.
+    let job = unsafe { &*(p as *const Job<'_>) };
+    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (job.f)(job.i))).is_err() {
+        crate::trace_error!("panic in a job run by the threads callback");
+    }
+}
+
+impl Executor for CExecutor {
+    fn run(&self, njobs: usize, job: &(dyn Fn(usize) + Sync)) {
+        let mut jobs: Vec<Job<'_>> = (0..njobs).map(|i| Job { f: job, i }).collect();
+        // SAFETY: the callback must run `run_job` on each element before returning (its C
+        // contract); the array outlives the call.
+        unsafe {
+            (self.callback)(
+                self.data.0,
+                Some(run_job),
+                njobs as c_int,
+                core::mem::size_of::<Job<'_>>(),
+                jobs.as_mut_ptr() as *mut c_void,
+            )
+        }
+    }
+}

@@ -1,0 +1,700 @@
+//! Chunk compression, decompression, getitem, header inspection, VL blocks and special chunks
+//! (areas 4–6 of the API).
+
+use super::context::{blosc2_context_s, new_cctx, Kind};
+use super::types::*;
+use super::{code_of, guard, slice, slice_mut};
+use crate::chunk::header::{Header, Special};
+use crate::chunk::{self, special};
+use crate::params::DParams;
+use crate::Error;
+use core::ffi::{c_char, c_int, c_void};
+
+fn fail() -> c_int {
+    Error::Failure.code()
+}
+
+/// Compress with a context.
+///
+/// # Safety
+/// `context` must be live; `src` readable for `srcsize` bytes; `dest` writable for `destsize`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_compress_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    guard(fail(), || {
+        // SAFETY: checked for NULL; the caller guarantees the context is live.
+        let Some(ctx) = (unsafe { context.as_mut() }) else {
+            return Error::NullPointer.code();
+        };
+        compress_with(ctx, src, srcsize, dest, destsize)
+    })
+}
+
+pub(crate) fn compress_with(
+    ctx: &mut blosc2_context_s,
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    let Kind::Compress(p) = &ctx.kind else {
+        crate::trace_error!("Context is not meant for compression.  Giving up.");
+        return Error::InvalidParam.code();
+    };
+    if srcsize < 0 || destsize < 0 {
+        return Error::InvalidParam.code();
+    }
+    // SAFETY: the caller guarantees the buffer sizes.
+    let (Some(s), Some(d)) = (unsafe { slice(src, srcsize as usize) }, unsafe {
+        slice_mut(dest, destsize as usize)
+    }) else {
+        return Error::NullPointer.code();
+    };
+    code_of(chunk::compress(p, s, d))
+}
+
+/// Decompress with a context.
+///
+/// # Safety
+/// `context` must be live; `src` readable for `srcsize` bytes; `dest` writable for `destsize`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_decompress_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    guard(fail(), || {
+        // SAFETY: checked for NULL; the caller guarantees the context is live.
+        let Some(ctx) = (unsafe { context.as_mut() }) else {
+            return Error::NullPointer.code();
+        };
+        decompress_with(ctx, src, srcsize, dest, destsize)
+    })
+}
+
+pub(crate) fn decompress_with(
+    ctx: &mut blosc2_context_s,
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    let maskout = ctx.maskout.take();
+    let Kind::Decompress(p) = &ctx.kind else {
+        crate::trace_error!("Context is not meant for decompression.  Giving up.");
+        return Error::InvalidParam.code();
+    };
+    if srcsize < 0 || destsize < 0 {
+        return Error::InvalidParam.code();
+    }
+    // SAFETY: the caller guarantees the buffer sizes.
+    let (Some(s), Some(d)) = (unsafe { slice(src, srcsize as usize) }, unsafe {
+        slice_mut(dest, destsize as usize)
+    }) else {
+        return Error::NullPointer.code();
+    };
+    code_of(chunk::decompress(p, s, d, maskout.as_deref()))
+}
+
+fn dparams_of(ctx: Option<&blosc2_context_s>) -> Result<DParams, Error> {
+    match ctx.map(|c| &c.kind) {
+        None => Ok(DParams::default()),
+        Some(Kind::Decompress(p)) => Ok(p.clone()),
+        Some(Kind::Compress(p)) => Ok(DParams {
+            nthreads: p.nthreads,
+            ..DParams::default()
+        }),
+    }
+}
+
+unsafe fn getitem_impl(
+    ctx: Option<&blosc2_context_s>,
+    src: *const c_void,
+    srcsize: i32,
+    start: i64,
+    nitems: i64,
+    items_are_bytes: bool,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    if src.is_null() || dest.is_null() {
+        return Error::NullPointer.code();
+    }
+    if srcsize < 0 || destsize < 0 {
+        return Error::InvalidParam.code();
+    }
+    // SAFETY: the caller guarantees `srcsize` readable bytes.
+    let Some(s) = (unsafe { slice(src, srcsize as usize) }) else {
+        return Error::NullPointer.code();
+    };
+    let h = match Header::parse(s) {
+        Ok(h) => h,
+        Err(e) => return e.code(),
+    };
+    let ts = h.typesize as i64;
+    if start < 0 || nitems < 0 {
+        crate::trace_error!("`start` and `nitems` must be non-negative");
+        return Error::InvalidParam.code();
+    }
+    let (bstart, blen) = if items_are_bytes {
+        (start, nitems)
+    } else {
+        (start * ts, nitems * ts)
+    };
+    if bstart + blen > h.nbytes as i64 {
+        crate::trace_error!("`start` + `nitems` out of bounds");
+        return Error::InvalidParam.code();
+    }
+    if blen > destsize as i64 {
+        crate::trace_error!("The destination buffer is too small");
+        return Error::WriteBuffer.code();
+    }
+    let dp = match dparams_of(ctx) {
+        Ok(p) => p,
+        Err(e) => return e.code(),
+    };
+    // SAFETY: the caller guarantees `destsize` writable bytes.
+    let Some(d) = (unsafe { slice_mut(dest, destsize as usize) }) else {
+        return Error::NullPointer.code();
+    };
+    match chunk::getitem_bytes(&dp, s, bstart as usize, blen as usize, d) {
+        Ok(n) => {
+            if items_are_bytes {
+                n as c_int
+            } else {
+                nitems as c_int
+            }
+        }
+        Err(e) => e.code(),
+    }
+}
+
+/// Decode `nitems` elements from `start` of a chunk.
+///
+/// # Safety
+/// `src` readable for `srcsize` bytes, `dest` writable for `destsize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_getitem(
+    src: *const c_void,
+    srcsize: i32,
+    start: c_int,
+    nitems: c_int,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    // SAFETY: forwarded caller guarantees.
+    guard(fail(), || unsafe {
+        getitem_impl(None, src, srcsize, start as i64, nitems as i64, false, dest, destsize)
+    })
+}
+
+/// Decode `nitems` elements from `start` of a chunk with a context.
+///
+/// # Safety
+/// As `blosc2_getitem`; `context` live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_getitem_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    start: c_int,
+    nitems: c_int,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    guard(fail(), || {
+        // SAFETY: checked for NULL below; the caller guarantees liveness.
+        let Some(ctx) = (unsafe { context.as_ref() }) else {
+            return Error::NullPointer.code();
+        };
+        // SAFETY: forwarded caller guarantees.
+        unsafe {
+            getitem_impl(Some(ctx), src, srcsize, start as i64, nitems as i64, false, dest, destsize)
+        }
+    })
+}
+
+/// Decode `nbytes` bytes from byte `start` of a chunk with a context.
+///
+/// # Safety
+/// As `blosc2_getitem_ctx`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    start: i32,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    guard(fail(), || {
+        // SAFETY: checked for NULL below; the caller guarantees liveness.
+        let Some(ctx) = (unsafe { context.as_ref() }) else {
+            return Error::NullPointer.code();
+        };
+        // SAFETY: forwarded caller guarantees.
+        unsafe {
+            getitem_impl(Some(ctx), src, srcsize, start as i64, nbytes as i64, true, dest, destsize)
+        }
+    })
+}
+
+/// Sizes from a chunk header.
+///
+/// # Safety
+/// `cbuffer` must point to at least 16 readable bytes; the out-pointers may be NULL.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_cbuffer_sizes(
+    cbuffer: *const c_void,
+    nbytes: *mut i32,
+    cbytes: *mut i32,
+    blocksize: *mut i32,
+) -> c_int {
+    guard(fail(), || {
+        if cbuffer.is_null() {
+            return Error::NullPointer.code();
+        }
+        // SAFETY: the caller guarantees 16 readable bytes (the basic header).
+        let s = unsafe { core::slice::from_raw_parts(cbuffer as *const u8, 16) };
+        let h = match Header::parse_basic(s) {
+            Ok(h) => h,
+            Err(e) => return e.code(),
+        };
+        // SAFETY: each out-pointer is checked for NULL.
+        unsafe {
+            if let Some(n) = nbytes.as_mut() {
+                *n = h.nbytes;
+            }
+            if let Some(c) = cbytes.as_mut() {
+                *c = h.cbytes;
+            }
+            if let Some(b) = blocksize.as_mut() {
+                *b = h.blocksize;
+            }
+        }
+        0
+    })
+}
+
+/// Check that `cbytes` bytes at `cbuffer` hold a chunk and give its uncompressed size.
+///
+/// # Safety
+/// `cbuffer` readable for `cbytes` bytes; `nbytes` writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_cbuffer_validate(
+    cbuffer: *const c_void,
+    cbytes: usize,
+    nbytes: *mut usize,
+) -> c_int {
+    guard(-1, || {
+        // SAFETY: the caller guarantees `cbytes` readable bytes.
+        let Some(s) = (unsafe { slice(cbuffer, cbytes) }) else {
+            return -1;
+        };
+        let Ok(h) = Header::parse(s) else {
+            return -1;
+        };
+        // SAFETY: checked for NULL.
+        if let Some(n) = unsafe { nbytes.as_mut() } {
+            *n = h.nbytes as usize;
+        }
+        if h.cbytes as usize > cbytes || h.nbytes > crate::chunk::header::MAX_BUFFERSIZE {
+            return -1;
+        }
+        0
+    })
+}
+
+/// Type size and flags of a chunk.
+///
+/// # Safety
+/// `cbuffer` must point to a chunk header; out-pointers may be NULL.
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_cbuffer_metainfo(
+    cbuffer: *const c_void,
+    typesize: *mut usize,
+    flags: *mut c_int,
+) {
+    guard((), || {
+        if cbuffer.is_null() {
+            return;
+        }
+        // SAFETY: the caller guarantees the 16-byte basic header is readable.
+        let s = unsafe { core::slice::from_raw_parts(cbuffer as *const u8, 16) };
+        // SAFETY: out-pointers checked for NULL.
+        unsafe {
+            if let Some(t) = typesize.as_mut() {
+                *t = s[3] as usize;
+            }
+            if let Some(f) = flags.as_mut() {
+                *f = s[2] as c_int;
+            }
+        }
+    })
+}
+
+/// Format and codec versions of a chunk.
+///
+/// # Safety
+/// `cbuffer` must point to a chunk header; out-pointers may be NULL.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_cbuffer_versions(
+    cbuffer: *const c_void,
+    version: *mut c_int,
+    versionlz: *mut c_int,
+) {
+    guard((), || {
+        if cbuffer.is_null() {
+            return;
+        }
+        // SAFETY: the caller guarantees the header is readable.
+        let s = unsafe { core::slice::from_raw_parts(cbuffer as *const u8, 2) };
+        // SAFETY: out-pointers checked for NULL.
+        unsafe {
+            if let Some(v) = version.as_mut() {
+                *v = s[0] as c_int;
+            }
+            if let Some(v) = versionlz.as_mut() {
+                *v = s[1] as c_int;
+            }
+        }
+    })
+}
+
+/// The name of the codec library used by a chunk.
+///
+/// # Safety
+/// `cbuffer` must point to a chunk header.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_cbuffer_complib(cbuffer: *const c_void) -> *const c_char {
+    guard(core::ptr::null(), || {
+        if cbuffer.is_null() {
+            return core::ptr::null();
+        }
+        // SAFETY: the caller guarantees the header is readable.
+        let s = unsafe { core::slice::from_raw_parts(cbuffer as *const u8, 3) };
+        let name: &'static [u8] = match s[2] >> 5 {
+            0 => b"BloscLZ\0",
+            1 => b"LZ4\0",
+            3 => b"Zlib\0",
+            4 => b"Zstd\0",
+            _ => return core::ptr::null(),
+        };
+        name.as_ptr() as *const c_char
+    })
+}
+
+/// Compress variable-length blocks into one chunk.
+///
+/// # Safety
+/// `srcs[i]` readable for `srcsizes[i]` bytes for `i < nblocks`; `dest` writable for `destsize`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlcompress_ctx(
+    context: *mut blosc2_context,
+    srcs: *const *const c_void,
+    srcsizes: *const i32,
+    nblocks: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    guard(fail(), || {
+        // SAFETY: checked for NULL; the caller guarantees liveness.
+        let Some(ctx) = (unsafe { context.as_ref() }) else {
+            return Error::NullPointer.code();
+        };
+        let Kind::Compress(p) = &ctx.kind else {
+            return Error::InvalidParam.code();
+        };
+        if nblocks <= 0 || destsize < 0 {
+            return Error::InvalidParam.code();
+        }
+        if srcs.is_null() || srcsizes.is_null() || dest.is_null() {
+            return Error::NullPointer.code();
+        }
+        let n = nblocks as usize;
+        // SAFETY: the caller guarantees `nblocks` entries in both arrays.
+        let (ptrs, sizes) = unsafe {
+            (core::slice::from_raw_parts(srcs, n), core::slice::from_raw_parts(srcsizes, n))
+        };
+        let mut blocks = Vec::with_capacity(n);
+        for (&ptr, &size) in ptrs.iter().zip(sizes) {
+            if size < 0 {
+                return Error::InvalidParam.code();
+            }
+            // SAFETY: the caller guarantees each block is readable for its size.
+            match unsafe { slice(ptr, size as usize) } {
+                Some(b) => blocks.push(b),
+                None => return Error::NullPointer.code(),
+            }
+        }
+        // SAFETY: the caller guarantees `destsize` writable bytes.
+        let Some(d) = (unsafe { slice_mut(dest, destsize as usize) }) else {
+            return Error::NullPointer.code();
+        };
+        code_of(chunk::vlcompress(p, &blocks, d))
+    })
+}
+
+fn malloc_copy(b: &[u8]) -> *mut u8 {
+    // SAFETY: plain C allocation of at least one byte; the copy stays in bounds.
+    unsafe {
+        let p = libc::malloc(b.len().max(1)) as *mut u8;
+        if !p.is_null() {
+            core::ptr::copy_nonoverlapping(b.as_ptr(), p, b.len());
+        }
+        p
+    }
+}
+
+/// Decompress every block of a VL-block chunk into newly `malloc`ed buffers.
+///
+/// # Safety
+/// `src` readable for `srcsize`; `dests`/`destsizes` writable for `maxblocks` entries.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vldecompress_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    dests: *mut *mut c_void,
+    destsizes: *mut i32,
+    maxblocks: i32,
+) -> c_int {
+    guard(fail(), || {
+        // SAFETY: checked for NULL.
+        let ctx = unsafe { context.as_ref() };
+        if ctx.is_none() || src.is_null() || dests.is_null() || destsizes.is_null() {
+            return Error::NullPointer.code();
+        }
+        if srcsize < 0 || maxblocks < 0 {
+            return Error::InvalidParam.code();
+        }
+        let dp = match dparams_of(ctx) {
+            Ok(p) => p,
+            Err(e) => return e.code(),
+        };
+        // SAFETY: the caller guarantees `srcsize` readable bytes.
+        let Some(s) = (unsafe { slice(src, srcsize as usize) }) else {
+            return Error::NullPointer.code();
+        };
+        let blocks = match chunk::vldecompress(&dp, s) {
+            Ok(b) => b,
+            Err(e) => return e.code(),
+        };
+        if blocks.len() > maxblocks as usize {
+            crate::trace_error!("maxblocks ({}) is smaller than the block count", maxblocks);
+            return Error::InvalidParam.code();
+        }
+        for (i, b) in blocks.iter().enumerate() {
+            let p = malloc_copy(b);
+            if p.is_null() {
+                return Error::MemoryAlloc.code();
+            }
+            // SAFETY: `i < maxblocks`, within the caller's arrays.
+            unsafe {
+                *dests.add(i) = p as *mut c_void;
+                *destsizes.add(i) = b.len() as i32;
+            }
+        }
+        blocks.len() as c_int
+    })
+}
+
+/// The number of blocks of a VL-block chunk.
+///
+/// # Safety
+/// `src` readable for `srcsize`; `nblocks` writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlchunk_get_nblocks(
+    src: *const c_void,
+    srcsize: i32,
+    nblocks: *mut i32,
+) -> c_int {
+    guard(fail(), || {
+        if src.is_null() || nblocks.is_null() {
+            return Error::NullPointer.code();
+        }
+        if srcsize < 0 {
+            return Error::InvalidParam.code();
+        }
+        // SAFETY: the caller guarantees `srcsize` readable bytes.
+        let Some(s) = (unsafe { slice(src, srcsize as usize) }) else {
+            return Error::NullPointer.code();
+        };
+        match Header::parse(s) {
+            Ok(h) if h.is_vlblocks() => {
+                // SAFETY: checked for NULL.
+                unsafe { *nblocks = h.blocksize };
+                0
+            }
+            Ok(_) => Error::InvalidParam.code(),
+            Err(e) => e.code(),
+        }
+    })
+}
+
+/// Decompress one block of a VL-block chunk into a newly `malloc`ed buffer.
+///
+/// # Safety
+/// `src` readable for `srcsize`; `dest` and `destsize` writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    nblock: i32,
+    dest: *mut *mut u8,
+    destsize: *mut i32,
+) -> c_int {
+    guard(fail(), || {
+        // SAFETY: checked for NULL.
+        let ctx = unsafe { context.as_ref() };
+        if ctx.is_none() || src.is_null() || dest.is_null() || destsize.is_null() {
+            return Error::NullPointer.code();
+        }
+        if srcsize < 0 {
+            return Error::InvalidParam.code();
+        }
+        let dp = match dparams_of(ctx) {
+            Ok(p) => p,
+            Err(e) => return e.code(),
+        };
+        // SAFETY: the caller guarantees `srcsize` readable bytes.
+        let Some(s) = (unsafe { slice(src, srcsize as usize) }) else {
+            return Error::NullPointer.code();
+        };
+        let c = match chunk::Chunk::parse(s) {
+            Ok(c) => c,
+            Err(e) => return e.code(),
+        };
+        if !c.header.is_vlblocks() || nblock < 0 || nblock as usize >= c.header.nblocks() {
+            return Error::InvalidParam.code();
+        }
+        match chunk::decompress::vldecompress_block(&c, &dp, nblock as usize) {
+            Ok(b) => {
+                let p = malloc_copy(&b);
+                if p.is_null() {
+                    return Error::MemoryAlloc.code();
+                }
+                // SAFETY: checked for NULL.
+                unsafe {
+                    *dest = p;
+                    *destsize = b.len() as i32;
+                }
+                b.len() as c_int
+            }
+            Err(e) => e.code(),
+        }
+    })
+}
+
+unsafe fn special_impl(
+    cparams: &blosc2_cparams,
+    kind: Special,
+    nbytes: i32,
+    value: *const c_void,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    if dest.is_null() {
+        return Error::NullPointer.code();
+    }
+    if nbytes < 0 || destsize < 0 {
+        return Error::InvalidParam.code();
+    }
+    let ctx = new_cctx(cparams);
+    let Kind::Compress(p) = &ctx.kind else {
+        return Error::Failure.code();
+    };
+    let v = if kind == Special::Value {
+        if value.is_null() {
+            return Error::NullPointer.code();
+        }
+        // SAFETY: the caller guarantees `typesize` readable bytes of value.
+        unsafe { slice(value, p.typesize.max(0) as usize) }
+    } else {
+        None
+    };
+    // SAFETY: the caller guarantees `destsize` writable bytes.
+    let Some(d) = (unsafe { slice_mut(dest, destsize as usize) }) else {
+        return Error::NullPointer.code();
+    };
+    code_of(special::special_chunk(p, kind, nbytes as usize, v, d))
+}
+
+/// A chunk of zeros.
+///
+/// # Safety
+/// `dest` writable for `destsize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_chunk_zeros(
+    cparams: blosc2_cparams,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    // SAFETY: forwarded caller guarantees.
+    guard(fail(), || unsafe {
+        special_impl(&cparams, Special::Zero, nbytes, core::ptr::null(), dest, destsize)
+    })
+}
+
+/// A chunk of NaNs (typesize 4 or 8).
+///
+/// # Safety
+/// `dest` writable for `destsize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_chunk_nans(
+    cparams: blosc2_cparams,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    // SAFETY: forwarded caller guarantees.
+    guard(fail(), || unsafe {
+        special_impl(&cparams, Special::Nan, nbytes, core::ptr::null(), dest, destsize)
+    })
+}
+
+/// A chunk of uninitialised values.
+///
+/// # Safety
+/// `dest` writable for `destsize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_chunk_uninit(
+    cparams: blosc2_cparams,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    // SAFETY: forwarded caller guarantees.
+    guard(fail(), || unsafe {
+        special_impl(&cparams, Special::Uninit, nbytes, core::ptr::null(), dest, destsize)
+    })
+}
+
+/// A chunk of one repeated value (`typesize` bytes at `repeatval`).
+///
+/// # Safety
+/// `dest` writable for `destsize` bytes; `repeatval` readable for `cparams.typesize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_chunk_repeatval(
+    cparams: blosc2_cparams,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+    repeatval: *const c_void,
+) -> c_int {
+    // SAFETY: forwarded caller guarantees.
+    guard(fail(), || unsafe {
+        special_impl(&cparams, Special::Value, nbytes, repeatval, dest, destsize)
+    })
+}
+

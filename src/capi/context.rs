@@ -1,0 +1,284 @@
+//! Compression and decompression contexts (`blosc2_context`).
+
+use super::callbacks;
+use super::types::*;
+use super::{guard, slice};
+use crate::params::{CParams, DParams};
+use crate::Error;
+use core::ffi::c_int;
+
+/// What a context is for.
+pub(crate) enum Kind {
+    Compress(CParams),
+    Decompress(DParams),
+}
+
+/// The opaque context behind `blosc2_context` (C: `struct blosc2_context_s`).
+pub struct blosc2_context_s {
+    pub(crate) kind: Kind,
+    /// The parameters as the caller gave them (returned by `blosc2_ctx_get_cparams/dparams`).
+    pub(crate) cparams_c: blosc2_cparams,
+    pub(crate) dparams_c: blosc2_dparams,
+    /// Blocks to skip in the next decompression.
+    pub(crate) maskout: Option<Vec<bool>>,
+}
+
+fn env_i64(name: &str) -> Option<i64> {
+    std::env::var(name).ok()?.trim().parse().ok()
+}
+
+/// Apply the `BLOSC_*` environment variables that C-Blosc2 honours when compressing.
+pub(crate) fn apply_env_cparams(p: &mut CParams) {
+    if let Some(v) = env_i64("BLOSC_CLEVEL") {
+        if (0..=9).contains(&v) {
+            p.clevel = v as u8;
+        }
+    }
+    if let Ok(v) = std::env::var("BLOSC_SHUFFLE") {
+        match v.as_str() {
+            "NOSHUFFLE" => p.filters[5] = 0,
+            "SHUFFLE" => p.filters[5] = 1,
+            "BITSHUFFLE" => p.filters[5] = 2,
+            _ => {}
+        }
+    }
+    if let Some(v) = env_i64("BLOSC_DELTA") {
+        if v == 1 {
+            p.filters[4] = 3;
+        } else if v == 0 && p.filters[4] == 3 {
+            p.filters[4] = 0;
+        }
+    }
+    if let Some(v) = env_i64("BLOSC_TYPESIZE") {
+        if v > 0 && v <= i32::MAX as i64 {
+            p.typesize = v as i32;
+        }
+    }
+    if let Ok(v) = std::env::var("BLOSC_COMPRESSOR") {
+        if let Some(id) = crate::codecs::id_of(&v) {
+            p.compcode = id;
+        }
+    }
+    if let Some(v) = env_i64("BLOSC_BLOCKSIZE") {
+        if v >= 0 && v <= i32::MAX as i64 {
+            p.blocksize = v as i32;
+        }
+    }
+    if let Some(v) = env_i64("BLOSC_NTHREADS") {
+        if v > 0 && v <= i16::MAX as i64 {
+            p.nthreads = v as i16;
+        }
+    }
+    if let Ok(v) = std::env::var("BLOSC_SPLITMODE") {
+        p.splitmode = match v.as_str() {
+            "ALWAYS" => crate::SplitMode::Always,
+            "NEVER" => crate::SplitMode::Never,
+            "AUTO" => crate::SplitMode::Auto,
+            "FORWARD_COMPAT" => crate::SplitMode::ForwardCompat,
+            _ => p.splitmode,
+        };
+    }
+}
+
+/// Apply `BLOSC_NTHREADS` to decompression parameters.
+pub(crate) fn apply_env_dparams(p: &mut DParams) {
+    if let Some(v) = env_i64("BLOSC_NTHREADS") {
+        if v > 0 && v <= i16::MAX as i64 {
+            p.nthreads = v as i16;
+        }
+    }
+}
+
+/// Create a compression context from C parameters (boxed; callbacks get its address).
+pub(crate) fn new_cctx(cparams: &blosc2_cparams) -> Box<blosc2_context_s> {
+    let mut p = callbacks::cparams_from_c(cparams);
+    apply_env_cparams(&mut p);
+    let mut ctx = Box::new(blosc2_context_s {
+        kind: Kind::Compress(CParams::default()),
+        cparams_c: *cparams,
+        dparams_c: BLOSC2_DPARAMS_DEFAULTS,
+        maskout: None,
+    });
+    if let Some(f) = cparams.prefilter {
+        let user = if cparams.preparams.is_null() {
+            core::ptr::null_mut()
+        } else {
+            // SAFETY: a non-null `preparams` points to the caller's prefilter params.
+            unsafe { (*cparams.preparams).user_data }
+        };
+        p.prefilter = Some(callbacks::prefilter(f, user, &mut *ctx));
+    }
+    ctx.kind = Kind::Compress(p);
+    ctx
+}
+
+/// Create a decompression context from C parameters.
+pub(crate) fn new_dctx(dparams: &blosc2_dparams) -> Box<blosc2_context_s> {
+    let mut p = callbacks::dparams_from_c(dparams);
+    apply_env_dparams(&mut p);
+    let mut ctx = Box::new(blosc2_context_s {
+        kind: Kind::Decompress(DParams::default()),
+        cparams_c: BLOSC2_CPARAMS_DEFAULTS,
+        dparams_c: *dparams,
+        maskout: None,
+    });
+    if let Some(f) = dparams.postfilter {
+        let user = if dparams.postparams.is_null() {
+            core::ptr::null_mut()
+        } else {
+            // SAFETY: a non-null `postparams` points to the caller's postfilter params.
+            unsafe { (*dparams.postparams).user_data }
+        };
+        p.postfilter = Some(callbacks::postfilter(f, user, &mut *ctx));
+    }
+    ctx.kind = Kind::Decompress(p);
+    ctx
+}
+
+/// Create a context for compression.
+///
+/// # Safety
+/// None beyond passing a valid struct by value; pointers inside `cparams` (prefilter params)
+/// must stay valid while the context is used.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context {
+    guard(core::ptr::null_mut(), || Box::into_raw(new_cctx(&cparams)))
+}
+
+/// Create a context for decompression.
+///
+/// # Safety
+/// Pointers inside `dparams` (postfilter params) must stay valid while the context is used.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_context {
+    guard(core::ptr::null_mut(), || Box::into_raw(new_dctx(&dparams)))
+}
+
+/// Free a context created by `blosc2_create_cctx` or `blosc2_create_dctx` (NULL is ignored).
+///
+/// # Safety
+/// `context` must come from one of the create functions and not be used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_free_ctx(context: *mut blosc2_context) {
+    guard((), || {
+        if !context.is_null() {
+            // SAFETY: the pointer came from Box::into_raw in a create function.
+            drop(unsafe { Box::from_raw(context) });
+        }
+    })
+}
+
+/// Copy the compression parameters of a context.
+///
+/// # Safety
+/// `ctx` must be a live context and `cparams` writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_ctx_get_cparams(
+    ctx: *mut blosc2_context,
+    cparams: *mut blosc2_cparams,
+) -> c_int {
+    guard(Error::Failure.code(), || {
+        // SAFETY: checked for NULL; the caller guarantees validity.
+        let (Some(ctx), Some(out)) = (unsafe { ctx.as_ref() }, unsafe { cparams.as_mut() }) else {
+            return Error::NullPointer.code();
+        };
+        let Kind::Compress(p) = &ctx.kind else {
+            crate::trace_error!("Context is not meant for compression");
+            return Error::InvalidParam.code();
+        };
+        let mut c = callbacks::cparams_to_c(p);
+        c.prefilter = ctx.cparams_c.prefilter;
+        c.preparams = ctx.cparams_c.preparams;
+        c.schunk = ctx.cparams_c.schunk;
+        c.tuner_id = ctx.cparams_c.tuner_id;
+        c.tuner_params = ctx.cparams_c.tuner_params;
+        c.codec_params = ctx.cparams_c.codec_params;
+        c.filter_params = ctx.cparams_c.filter_params;
+        *out = c;
+        0
+    })
+}
+
+/// Copy the decompression parameters of a context.
+///
+/// # Safety
+/// `ctx` must be a live context and `dparams` writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_ctx_get_dparams(
+    ctx: *mut blosc2_context,
+    dparams: *mut blosc2_dparams,
+) -> c_int {
+    guard(Error::Failure.code(), || {
+        // SAFETY: checked for NULL; the caller guarantees validity.
+        let (Some(ctx), Some(out)) = (unsafe { ctx.as_ref() }, unsafe { dparams.as_mut() }) else {
+            return Error::NullPointer.code();
+        };
+        let Kind::Decompress(p) = &ctx.kind else {
+            crate::trace_error!("Context is not meant for decompression");
+            return Error::InvalidParam.code();
+        };
+        let mut d = callbacks::dparams_to_c(p);
+        d.postfilter = ctx.dparams_c.postfilter;
+        d.postparams = ctx.dparams_c.postparams;
+        d.schunk = ctx.dparams_c.schunk;
+        *out = d;
+        0
+    })
+}
+
+/// Skip the blocks whose `maskout` entry is true in the next `blosc2_decompress_ctx` call.
+///
+/// # Safety
+/// `ctx` must be a live decompression context and `maskout` readable for `nblocks` bools.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_set_maskout(
+    ctx: *mut blosc2_context,
+    maskout: *mut bool,
+    nblocks: c_int,
+) -> c_int {
+    guard(Error::Failure.code(), || {
+        // SAFETY: checked for NULL.
+        let Some(ctx) = (unsafe { ctx.as_mut() }) else {
+            return Error::NullPointer.code();
+        };
+        if nblocks < 0 {
+            return Error::InvalidParam.code();
+        }
+        // SAFETY: the caller guarantees `nblocks` readable bools; read as bytes.
+        let Some(m) = (unsafe { slice(maskout as *const _, nblocks as usize) }) else {
+            return Error::NullPointer.code();
+        };
+        ctx.maskout = Some(m.iter().map(|&b| b != 0).collect());
+        0
+    })
+}
+
+/// The defaults of `BLOSC2_CPARAMS_DEFAULTS`.
+#[no_mangle]
+pub extern "C" fn blosc2_get_blosc2_cparams_defaults() -> blosc2_cparams {
+    BLOSC2_CPARAMS_DEFAULTS
+}
+
+/// The defaults of `BLOSC2_DPARAMS_DEFAULTS`.
+#[no_mangle]
+pub extern "C" fn blosc2_get_blosc2_dparams_defaults() -> blosc2_dparams {
+    BLOSC2_DPARAMS_DEFAULTS
+}
+
+/// The defaults of `BLOSC2_STORAGE_DEFAULTS`.
+#[no_mangle]
+pub extern "C" fn blosc2_get_blosc2_storage_defaults() -> blosc2_storage {
+    BLOSC2_STORAGE_DEFAULTS
+}
+
+/// The defaults of `BLOSC2_IO_DEFAULTS`.
+#[no_mangle]
+pub extern "C" fn blosc2_get_blosc2_io_defaults() -> blosc2_io {
+    BLOSC2_IO_DEFAULTS
+}
+
+/// The defaults of `BLOSC2_STDIO_MMAP_DEFAULTS`.
+#[no_mangle]
+pub extern "C" fn blosc2_get_blosc2_stdio_mmap_defaults() -> blosc2_stdio_mmap {
+    BLOSC2_STDIO_MMAP_DEFAULTS
+}

@@ -1,0 +1,116 @@
+//! Registration of user codecs, filters and tuners (area 11 of the API).
+
+use super::callbacks::{CCodec, CFilter};
+use super::guard;
+use super::types::*;
+use crate::registry;
+use crate::Error;
+use core::ffi::{c_char, c_int, CStr};
+use std::sync::{Arc, Mutex};
+
+/// Names of user codecs kept as C strings (for `blosc2_compcode_to_compname`).
+static NAMES: Mutex<Vec<(u8, &'static CStr)>> = Mutex::new(Vec::new());
+
+pub(crate) fn user_codec_cname(code: u8) -> Option<&'static CStr> {
+    NAMES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .rev()
+        .find(|(c, _)| *c == code)
+        .map(|(_, n)| *n)
+}
+
+fn name_of(p: *const c_char) -> Option<String> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: the caller of the registration guarantees a NUL-terminated name.
+    Some(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+}
+
+/// Register a user codec (ids 160..=255).
+///
+/// # Safety
+/// `codec` must point to a valid struct whose name is NUL-terminated; its callbacks must stay
+/// valid for the life of the process.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_int {
+    guard(Error::Failure.code(), || {
+        // SAFETY: checked for NULL.
+        let Some(c) = (unsafe { codec.as_ref() }) else {
+            return Error::NullPointer.code();
+        };
+        let Some(name) = name_of(c.compname) else {
+            return Error::NullPointer.code();
+        };
+        let cname: &'static CStr = Box::leak(
+            std::ffi::CString::new(name.clone())
+                .unwrap_or_default()
+                .into_boxed_c_str(),
+        );
+        let r = registry::register_codec(registry::Codec {
+            id: c.compcode,
+            name,
+            complib: c.complib,
+            version: c.version,
+            imp: Arc::new(CCodec {
+                encoder: c.encoder,
+                decoder: c.decoder,
+            }),
+        });
+        match r {
+            Ok(()) => {
+                NAMES
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((c.compcode, cname));
+                0
+            }
+            Err(e) => e.code(),
+        }
+    })
+}
+
+/// Register a user filter (ids 160..=255).
+///
+/// # Safety
+/// `filter` must point to a valid struct; its callbacks must stay valid for the process's life.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c_int {
+    guard(Error::Failure.code(), || {
+        // SAFETY: checked for NULL.
+        let Some(f) = (unsafe { filter.as_ref() }) else {
+            return Error::NullPointer.code();
+        };
+        let name = name_of(f.name).unwrap_or_default();
+        let r = registry::register_filter(registry::Filter {
+            id: f.id,
+            name,
+            version: f.version,
+            imp: Arc::new(CFilter {
+                forward: f.forward,
+                backward: f.backward,
+            }),
+        });
+        match r {
+            Ok(()) => 0,
+            Err(e) => e.code(),
+        }
+    })
+}
+
+/// Register a tuner. b2rs has only the built-in "stune" tuner; user tuners are refused.
+///
+/// # Safety
+/// `tuner` must point to a valid struct (or be NULL).
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_register_tuner(tuner: *mut blosc2_tuner) -> c_int {
+    guard(Error::Failure.code(), || {
+        if tuner.is_null() {
+            return Error::NullPointer.code();
+        }
+        crate::trace_error!("user tuners are not supported by b2rs");
+        Error::Tuner.code()
+    })
+}

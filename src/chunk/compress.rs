@@ -1,0 +1,619 @@
+//! Writing chunks (CHUNK.md §3–§7, §10–§11).
+
+use super::blocksize::{compute_blocksize, split_block};
+use super::header::{
+    blosc2_flags, flags, Header, EXTENDED_HEADER_LENGTH, MAX_BLOCKSIZE, MAX_BUFFERSIZE,
+    MAX_DICT_SIZE, MIN_BUFFERSIZE, MIN_USEFUL_DICT,
+};
+use super::pipeline::{self, PipelineInfo};
+use super::worker::{parallel_for, with_worker, Worker};
+use crate::codecs::{self, CDict, StreamInfo};
+use crate::error::{Error, Result};
+use crate::params::{filter_id, CParams, PrefilterArgs};
+use std::sync::Mutex;
+
+/// Chunk format version written for regular chunks.
+pub const VERSION_FORMAT_STABLE: u8 = 5;
+/// Chunk format version written for VL-block chunks.
+pub const VERSION_FORMAT_VL_BLOCKS: u8 = 6;
+
+/// Validate compression parameters the way C-Blosc2 does when a context is created or used.
+pub fn check_cparams(p: &CParams) -> Result<()> {
+    if p.clevel > 9 {
+        crate::trace_error!("`clevel` parameter must be between 0 and 9!");
+        return Err(Error::CodecParam);
+    }
+    if p.typesize <= 0 || p.typesize > MAX_BLOCKSIZE {
+        crate::trace_error!("`typesize` parameter must be between 1 and {}", MAX_BLOCKSIZE);
+        return Err(Error::InvalidParam);
+    }
+    if p.blocksize < 0 || p.blocksize > MAX_BLOCKSIZE {
+        crate::trace_error!("`blocksize` out of range");
+        return Err(Error::InvalidParam);
+    }
+    if !codecs::is_builtin(p.compcode) && crate::registry::codec(p.compcode).is_none() {
+        crate::trace_error!("Codec {} is not available", p.compcode);
+        return Err(Error::CodecSupport);
+    }
+    if p.use_dict && !matches!(p.compcode, codecs::ZSTD | codecs::LZ4 | codecs::LZ4HC) {
+        crate::trace_error!("Dictionaries are only supported with ZSTD, LZ4 and LZ4HC");
+        return Err(Error::CodecDict);
+    }
+    pipeline::validate(&p.filters)?;
+    if p.instr_codec {
+        crate::trace_error!("Instrumented codecs are not supported");
+        return Err(Error::CodecSupport);
+    }
+    Ok(())
+}
+
+/// The layout decisions for one chunk.
+struct Plan {
+    header: Header,
+    typesize: usize,
+    blocksize: usize,
+    nblocks: usize,
+    split: bool,
+}
+
+impl Plan {
+    fn bsize(&self, j: usize) -> usize {
+        let nbytes = self.header.nbytes as usize;
+        if j + 1 == self.nblocks && nbytes % self.blocksize != 0 {
+            nbytes % self.blocksize
+        } else {
+            self.blocksize
+        }
+    }
+
+    fn nstreams(&self, j: usize, with_dict: bool) -> usize {
+        let leftover = j + 1 == self.nblocks && self.bsize(j) != self.blocksize;
+        if self.split && !leftover && !with_dict {
+            self.typesize
+        } else {
+            1
+        }
+    }
+}
+
+fn plan(p: &CParams, nbytes: usize) -> Plan {
+    let typesize_stored: u8 = if p.typesize > 255 { 1 } else { p.typesize as u8 };
+    let blocksize = compute_blocksize(
+        p.splitmode,
+        p.compcode,
+        p.clevel,
+        &p.filters,
+        p.typesize as i64,
+        nbytes as i64,
+        p.blocksize as i64,
+    )
+    .max(1) as usize;
+    let split = split_block(
+        p.splitmode,
+        p.compcode,
+        p.clevel,
+        &p.filters,
+        typesize_stored as i64,
+        blocksize as i64,
+    );
+    let nblocks = nbytes.div_ceil(blocksize);
+    let mut fl = flags::DOSHUFFLE | flags::DOBITSHUFFLE | (codecs::format_of(p.compcode) << 5);
+    if p.filters.contains(&filter_id::DELTA) {
+        fl |= flags::DODELTA;
+    }
+    if !split {
+        fl |= flags::DONT_SPLIT;
+    }
+    let header = Header {
+        version: VERSION_FORMAT_STABLE,
+        versionlz: 1,
+        flags: fl,
+        typesize: typesize_stored,
+        nbytes: nbytes as i32,
+        blocksize: blocksize as i32,
+        cbytes: 0,
+        extended: true,
+        filters: p.filters,
+        udcompcode: p.compcode,
+        compcode_meta: p.compcode_meta,
+        filters_meta: p.filters_meta,
+        blosc2_flags2: 0,
+        blosc2_flags: 0,
+    };
+    Plan {
+        header,
+        typesize: typesize_stored as usize,
+        blocksize,
+        nblocks,
+        split,
+    }
+}
+
+/// Write a memcpyed chunk; `Ok(0)` if it does not fit.
+fn write_memcpyed(plan: &Plan, data: &[u8], dst: &mut [u8]) -> Result<usize> {
+    let total = EXTENDED_HEADER_LENGTH + data.len();
+    if dst.len() < total {
+        return Ok(0);
+    }
+    let mut h = plan.header;
+    h.flags |= flags::MEMCPYED;
+    h.blosc2_flags &= !blosc2_flags::USEDICT;
+    h.cbytes = total as i32;
+    h.write(&mut dst[..EXTENDED_HEADER_LENGTH]);
+    dst[EXTENDED_HEADER_LENGTH..total].copy_from_slice(data);
+    Ok(total)
+}
+
+/// Whether `piece` is one repeated byte; returns it.
+fn run_value(piece: &[u8]) -> Option<u8> {
+    let first = *piece.first()?;
+    piece.iter().all(|&b| b == first).then_some(first)
+}
+
+/// Encode the streams of one filtered block into `out`; `Ok(None)` if it does not fit.
+/// `limit_base` is the space left in the destination at `out[0]` (streams are limited by it).
+#[allow(clippy::too_many_arguments)]
+fn encode_streams(
+    codec: &mut codecs::CodecState,
+    p: &CParams,
+    data: &[u8],
+    nstreams: usize,
+    out: &mut [u8],
+    budget: usize,
+    dict: Option<&CDict<'_>>,
+    chunk_hdr: &[u8],
+) -> Result<Option<usize>> {
+    let neblock = data.len() / nstreams;
+    let mut pos = 0usize;
+    let info = StreamInfo {
+        meta: p.compcode_meta,
+        chunk: chunk_hdr,
+        cparams: Some(p),
+        dparams: None,
+    };
+    let budget = budget.min(out.len());
+    for s in 0..nstreams {
+        let piece = &data[s * neblock..(s + 1) * neblock];
+        if budget < pos + 4 {
+            return Ok(None);
+        }
+        if let Some(v) = run_value(piece) {
+            if v == 0 {
+                out[pos..pos + 4].copy_from_slice(&0i32.to_le_bytes());
+                pos += 4;
+            } else {
+                if budget < pos + 5 {
+                    return Ok(None);
+                }
+                out[pos..pos + 4].copy_from_slice(&(-(v as i32)).to_le_bytes());
+                out[pos + 4] = 0x01;
+                pos += 5;
+            }
+            continue;
+        }
+        let maxout = neblock.min(budget - pos - 4);
+        let n = if p.clevel == 0 || maxout == 0 {
+            0
+        } else {
+            codec.compress(
+                p.compcode,
+                p.clevel,
+                piece,
+                &mut out[pos + 4..pos + 4 + maxout],
+                dict,
+                info,
+            )?
+        };
+        if n == 0 || n >= neblock {
+            if budget < pos + 4 + neblock {
+                return Ok(None);
+            }
+            out[pos..pos + 4].copy_from_slice(&(neblock as i32).to_le_bytes());
+            out[pos + 4..pos + 4 + neblock].copy_from_slice(piece);
+            pos += 4 + neblock;
+        } else {
+            out[pos..pos + 4].copy_from_slice(&(n as i32).to_le_bytes());
+            pos += 4 + n;
+        }
+    }
+    Ok(Some(pos))
+}
+
+/// Compress `src` into `dst` with `params`. Returns the chunk length, or 0 when the result does
+/// not fit in `dst` (not even as a memcpyed chunk).
+pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+    check_cparams(params)?;
+    if src.len() > MAX_BUFFERSIZE as usize {
+        crate::trace_error!("Input buffer size cannot exceed {} bytes", MAX_BUFFERSIZE);
+        return Err(Error::MaxBufsizeExceeded);
+    }
+    if dst.len() < EXTENDED_HEADER_LENGTH {
+        crate::trace_error!("Output buffer size should be larger than 32 bytes");
+        return Err(Error::MaxBufsizeExceeded);
+    }
+    let nbytes = src.len();
+    let plan = plan(params, nbytes);
+
+    // Apply the prefilter once over the whole input, block by block.
+    let prefiltered: Option<Vec<u8>> = match &params.prefilter {
+        None => None,
+        Some(pf) => {
+            let mut out = vec![0u8; nbytes];
+            for (j, block) in out.chunks_mut(plan.blocksize).enumerate() {
+                let off = j * plan.blocksize;
+                let mut args = PrefilterArgs {
+                    input: &src[off..off + block.len()],
+                    output: block,
+                    output_typesize: params.typesize,
+                    output_offset: off as i32,
+                    nchunk: params.nchunk,
+                    nblock: j as i32,
+                    tid: 0,
+                };
+                if pf(&mut args) != 0 {
+                    crate::trace_error!("Execution of prefilter function failed");
+                    return Err(Error::Failure);
+                }
+            }
+            Some(out)
+        }
+    };
+    let data: &[u8] = prefiltered.as_deref().unwrap_or(src);
+
+    let header_plus_bstarts = EXTENDED_HEADER_LENGTH + 4 * plan.nblocks;
+    if params.clevel == 0 || nbytes < MIN_BUFFERSIZE || header_plus_bstarts > dst.len() {
+        return write_memcpyed(&plan, data, dst);
+    }
+
+    // Dictionary: filter everything once, then train on samples.
+    let mut filtered_all: Option<Vec<u8>> = None;
+    let mut dict_bytes: Option<Vec<u8>> = None;
+    if params.use_dict {
+        let filtered = filter_all(params, &plan, data)?;
+        dict_bytes = build_dict(params, &plan, &filtered);
+        if dict_bytes.is_some() {
+            filtered_all = Some(filtered);
+        }
+    }
+    let cdict = match (&dict_bytes, params.compcode) {
+        (Some(d), codecs::ZSTD) => Some(CDict::Zstd(codecs::zstd::cdict(d))),
+        (Some(d), _) => Some(CDict::Lz4(d.as_slice())),
+        (None, _) => None,
+    };
+
+    let mut header = plan.header;
+    let mut pos = header_plus_bstarts;
+    if let Some(d) = &dict_bytes {
+        header.blosc2_flags |= blosc2_flags::USEDICT;
+        header.flags |= flags::DONT_SPLIT;
+        if dst.len() < pos + 4 + d.len() {
+            return write_memcpyed(&plan, data, dst);
+        }
+        dst[pos..pos + 4].copy_from_slice(&(d.len() as i32).to_le_bytes());
+        dst[pos + 4..pos + 4 + d.len()].copy_from_slice(d);
+        pos += 4 + d.len();
+    }
+    let mut hdr_bytes = [0u8; EXTENDED_HEADER_LENGTH];
+    header.write(&mut hdr_bytes);
+    let with_dict = cdict.is_some();
+    let pinfo = PipelineInfo {
+        filters: &params.filters,
+        filters_meta: &params.filters_meta,
+        typesize: plan.typesize,
+        version: VERSION_FORMAT_STABLE,
+        stream: StreamInfo {
+            meta: 0,
+            chunk: &hdr_bytes,
+            cparams: Some(params),
+            dparams: None,
+        },
+    };
+
+    let nthreads = params.nthreads.max(1) as usize;
+    let mut all_zero_runs = true;
+    let fits = if nthreads <= 1 || plan.nblocks <= 1 {
+        // Serial: streams go straight to the destination, limited by the space left in it.
+        with_worker(|w| -> Result<bool> {
+            for j in 0..plan.nblocks {
+                let bsize = plan.bsize(j);
+                let off = j * plan.blocksize;
+                let (codec, a, b, _) = w.buffers(plan.blocksize);
+                let filtered: &[u8] = match &filtered_all {
+                    Some(f) => &f[off..off + bsize],
+                    None => pipeline::forward(
+                        &pinfo,
+                        data,
+                        off,
+                        &data[off..off + bsize],
+                        &mut a[..bsize],
+                        &mut b[..bsize],
+                    )?,
+                };
+                let nstreams = plan.nstreams(j, with_dict);
+                dst[EXTENDED_HEADER_LENGTH + 4 * j..EXTENDED_HEADER_LENGTH + 4 * j + 4]
+                    .copy_from_slice(&(pos as i32).to_le_bytes());
+                let budget = dst.len() - pos;
+                match encode_streams(
+                    codec,
+                    params,
+                    filtered,
+                    nstreams,
+                    &mut dst[pos..],
+                    budget,
+                    cdict.as_ref(),
+                    &hdr_bytes,
+                )? {
+                    None => return Ok(false),
+                    Some(n) => {
+                        if n != 4 * nstreams {
+                            all_zero_runs = false;
+                        } else if !dst[pos..pos + n].iter().all(|&b| b == 0) {
+                            all_zero_runs = false;
+                        }
+                        pos += n;
+                    }
+                }
+            }
+            Ok(true)
+        })?
+    } else {
+        // Parallel: each block is compressed into its own buffer, then laid out in order.
+        let results: Vec<Mutex<Option<Result<Option<Vec<u8>>>>>> =
+            (0..plan.nblocks).map(|_| Mutex::new(None)).collect();
+        parallel_for(nthreads, plan.nblocks, &|j| {
+            let r = with_worker(|w: &mut Worker| -> Result<Option<Vec<u8>>> {
+                let bsize = plan.bsize(j);
+                let off = j * plan.blocksize;
+                let (codec, a, b, _) = w.buffers(plan.blocksize);
+                let filtered: &[u8] = match &filtered_all {
+                    Some(f) => &f[off..off + bsize],
+                    None => pipeline::forward(
+                        &pinfo,
+                        data,
+                        off,
+                        &data[off..off + bsize],
+                        &mut a[..bsize],
+                        &mut b[..bsize],
+                    )?,
+                };
+                let nstreams = plan.nstreams(j, with_dict);
+                let budget = plan.blocksize + 4 * plan.typesize.max(nstreams);
+                let mut out = vec![0u8; budget + 4 * nstreams + 1];
+                Ok(encode_streams(
+                    codec,
+                    params,
+                    filtered,
+                    nstreams,
+                    &mut out,
+                    budget,
+                    cdict.as_ref(),
+                    &hdr_bytes,
+                )?
+                .map(|n| {
+                    out.truncate(n);
+                    out
+                }))
+            });
+            *results[j].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+        });
+        let mut fits = true;
+        for (j, cell) in results.into_iter().enumerate() {
+            let r = cell
+                .into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .ok_or(Error::ThreadCreate)??;
+            let Some(block) = r else {
+                fits = false;
+                break;
+            };
+            if pos + block.len() > dst.len() {
+                fits = false;
+                break;
+            }
+            let nstreams = plan.nstreams(j, with_dict);
+            if block.len() != 4 * nstreams || block.iter().any(|&b| b != 0) {
+                all_zero_runs = false;
+            }
+            dst[EXTENDED_HEADER_LENGTH + 4 * j..EXTENDED_HEADER_LENGTH + 4 * j + 4]
+                .copy_from_slice(&(pos as i32).to_le_bytes());
+            dst[pos..pos + block.len()].copy_from_slice(&block);
+            pos += block.len();
+        }
+        fits
+    };
+
+    if !fits {
+        // Fall back to a memcpyed chunk of the (prefiltered) input.
+        return write_memcpyed(&plan, data, dst);
+    }
+    if all_zero_runs && dict_bytes.is_none() {
+        header.blosc2_flags |= (super::header::Special::Zero as u8) << 4;
+        header.cbytes = EXTENDED_HEADER_LENGTH as i32;
+        header.write(&mut dst[..EXTENDED_HEADER_LENGTH]);
+        return Ok(EXTENDED_HEADER_LENGTH);
+    }
+    header.cbytes = pos as i32;
+    header.write(&mut dst[..EXTENDED_HEADER_LENGTH]);
+    Ok(pos)
+}
+
+/// The filtered blocks of the whole input, back to back (first pass of dictionary building).
+fn filter_all(params: &CParams, plan: &Plan, data: &[u8]) -> Result<Vec<u8>> {
+    let mut out = vec![0u8; data.len()];
+    let hdr = [0u8; EXTENDED_HEADER_LENGTH];
+    let pinfo = PipelineInfo {
+        filters: &params.filters,
+        filters_meta: &params.filters_meta,
+        typesize: plan.typesize,
+        version: VERSION_FORMAT_STABLE,
+        stream: StreamInfo {
+            meta: 0,
+            chunk: &hdr,
+            cparams: Some(params),
+            dparams: None,
+        },
+    };
+    with_worker(|w| -> Result<()> {
+        for j in 0..plan.nblocks {
+            let bsize = plan.bsize(j);
+            let off = j * plan.blocksize;
+            let (_, a, b, _) = w.buffers(plan.blocksize);
+            let f = pipeline::forward(
+                &pinfo,
+                data,
+                off,
+                &data[off..off + bsize],
+                &mut a[..bsize],
+                &mut b[..bsize],
+            )?;
+            out[off..off + bsize].copy_from_slice(f);
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Build the chunk dictionary from the filtered data (CHUNK.md §6); `None` if not worth it.
+fn build_dict(params: &CParams, plan: &Plan, filtered: &[u8]) -> Option<Vec<u8>> {
+    if params.clevel == 0 {
+        return None;
+    }
+    let nbytes = filtered.len();
+    let dict_maxsize = MAX_DICT_SIZE.min(nbytes / 20);
+    let mut nsamples = plan.nblocks;
+    if plan.split {
+        nsamples *= plan.typesize;
+    }
+    nsamples = nsamples.max(8);
+    let sample = nbytes / nsamples / 16;
+    if dict_maxsize < MIN_USEFUL_DICT || sample == 0 {
+        return None;
+    }
+    match params.compcode {
+        codecs::ZSTD => {
+            let stride = nbytes / nsamples;
+            let mut samples = Vec::with_capacity(nsamples * sample);
+            for k in 0..nsamples {
+                samples.extend_from_slice(&filtered[k * stride..k * stride + sample]);
+            }
+            let sizes = vec![sample; nsamples];
+            codecs::zstd::train(&samples, &sizes, dict_maxsize).filter(|d| !d.is_empty())
+        }
+        _ => Some(filtered[..(nsamples * sample).min(dict_maxsize)].to_vec()),
+    }
+}
+
+/// Compress variable-length blocks into one VL-block chunk (CHUNK.md §7).
+pub fn vlcompress(params: &CParams, blocks: &[&[u8]], dst: &mut [u8]) -> Result<usize> {
+    check_cparams(params)?;
+    if blocks.is_empty() {
+        crate::trace_error!("At least one block is needed");
+        return Err(Error::InvalidParam);
+    }
+    let nbytes: usize = blocks.iter().map(|b| b.len()).sum();
+    if nbytes > MAX_BUFFERSIZE as usize {
+        return Err(Error::MaxBufsizeExceeded);
+    }
+    if blocks.iter().any(|b| b.is_empty()) {
+        crate::trace_error!("VL blocks cannot be empty");
+        return Err(Error::InvalidParam);
+    }
+    let nblocks = blocks.len();
+    let typesize_stored: u8 = if params.typesize > 255 { 1 } else { params.typesize as u8 };
+    let mut fl = flags::DOSHUFFLE
+        | flags::DOBITSHUFFLE
+        | flags::DONT_SPLIT
+        | (codecs::format_of(params.compcode) << 5);
+    if params.filters.contains(&filter_id::DELTA) {
+        fl |= flags::DODELTA;
+    }
+    let mut header = Header {
+        version: VERSION_FORMAT_VL_BLOCKS,
+        versionlz: 1,
+        flags: fl,
+        typesize: typesize_stored,
+        nbytes: nbytes as i32,
+        blocksize: nblocks as i32,
+        cbytes: 0,
+        extended: true,
+        filters: params.filters,
+        udcompcode: params.compcode,
+        compcode_meta: params.compcode_meta,
+        filters_meta: params.filters_meta,
+        blosc2_flags2: 0x01,
+        blosc2_flags: 0,
+    };
+    let mut pos = EXTENDED_HEADER_LENGTH + 4 * nblocks;
+    if dst.len() < pos {
+        return Ok(0);
+    }
+    let mut hdr_bytes = [0u8; EXTENDED_HEADER_LENGTH];
+    header.write(&mut hdr_bytes);
+    let pinfo = PipelineInfo {
+        filters: &params.filters,
+        filters_meta: &params.filters_meta,
+        typesize: typesize_stored as usize,
+        version: VERSION_FORMAT_VL_BLOCKS,
+        stream: StreamInfo {
+            meta: 0,
+            chunk: &hdr_bytes,
+            cparams: Some(params),
+            dparams: None,
+        },
+    };
+    let maxlen = blocks.iter().map(|b| b.len()).max().unwrap_or(0);
+    let ok = with_worker(|w| -> Result<bool> {
+        for (j, block) in blocks.iter().enumerate() {
+            let (codec, a, b, _) = w.buffers(maxlen);
+            let len = block.len();
+            // Each block is its own delta reference.
+            let filtered = pipeline::forward(&pinfo, block, 0, block, &mut a[..len], &mut b[..len])?;
+            if dst.len() < pos + 4 {
+                return Ok(false);
+            }
+            dst[EXTENDED_HEADER_LENGTH + 4 * j..EXTENDED_HEADER_LENGTH + 4 * j + 4]
+                .copy_from_slice(&(pos as i32).to_le_bytes());
+            dst[pos..pos + 4].copy_from_slice(&(len as i32).to_le_bytes());
+            pos += 4;
+            let maxout = len.min(dst.len() - pos);
+            let n = if params.clevel == 0 || maxout == 0 {
+                0
+            } else {
+                codec.compress(
+                    params.compcode,
+                    params.clevel,
+                    filtered,
+                    &mut dst[pos..pos + maxout],
+                    None,
+                    StreamInfo {
+                        meta: params.compcode_meta,
+                        chunk: &hdr_bytes,
+                        cparams: Some(params),
+                        dparams: None,
+                    },
+                )?
+            };
+            if n == 0 || n >= len {
+                if dst.len() < pos + len {
+                    return Ok(false);
+                }
+                dst[pos..pos + len].copy_from_slice(filtered);
+                pos += len;
+            } else {
+                pos += n;
+            }
+        }
+        Ok(true)
+    })?;
+    if !ok {
+        return Ok(0);
+    }
+    header.cbytes = pos as i32;
+    header.write(&mut dst[..EXTENDED_HEADER_LENGTH]);
+    Ok(pos)
+}
+
+/// Whether a split mode setting is one of the valid values.
+pub fn valid_splitmode(v: i32) -> bool {
+    (1..=4).contains(&v)
+}

@@ -1,0 +1,320 @@
+//! The 16- and 32-byte chunk headers (CHUNK.md §2).
+
+use crate::codecs;
+use crate::error::{Error, Result};
+use crate::params::{filter_id, MAX_FILTERS};
+
+/// Length of the basic (Blosc 1.x) header.
+pub const MIN_HEADER_LENGTH: usize = 16;
+/// Length of the extended (Blosc2) header.
+pub const EXTENDED_HEADER_LENGTH: usize = 32;
+/// Largest block size.
+pub const MAX_BLOCKSIZE: i32 = 536_866_816;
+/// Largest input of one chunk.
+pub const MAX_BUFFERSIZE: i32 = i32::MAX - 32;
+/// Overhead of a chunk over its data in the worst case.
+pub const MAX_OVERHEAD: usize = 32;
+/// Smallest input that is compressed (smaller ones are memcpyed).
+pub const MIN_BUFFERSIZE: usize = 32;
+/// Largest dictionary.
+pub const MAX_DICT_SIZE: usize = 32 * 1024;
+/// Smallest useful dictionary.
+pub const MIN_USEFUL_DICT: usize = 256;
+
+/// Flag bits of header byte 2.
+pub mod flags {
+    /// Byte shuffle (basic header) / extended marker.
+    pub const DOSHUFFLE: u8 = 0x01;
+    /// Memcpyed chunk.
+    pub const MEMCPYED: u8 = 0x02;
+    /// Bit shuffle (basic header) / extended marker.
+    pub const DOBITSHUFFLE: u8 = 0x04;
+    /// Delta in the pipeline.
+    pub const DODELTA: u8 = 0x08;
+    /// Blocks are not split.
+    pub const DONT_SPLIT: u8 = 0x10;
+}
+
+/// Bits of header byte 31.
+pub mod blosc2_flags {
+    /// A dictionary follows bstarts.
+    pub const USEDICT: u8 = 0x01;
+    /// Written by a big-endian machine.
+    pub const BIGENDIAN: u8 = 0x02;
+    /// Lazy chunk (in-memory only).
+    pub const LAZY: u8 = 0x08;
+    /// Instrumented codec.
+    pub const INSTR_CODEC: u8 = 0x80;
+}
+
+/// Special-value codes (byte 31 bits 4–6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Special {
+    /// All zeros.
+    Zero = 1,
+    /// All NaN (f32 or f64).
+    Nan = 2,
+    /// A repeated value stored after the header.
+    Value = 3,
+    /// Uninitialized content.
+    Uninit = 4,
+}
+
+/// A parsed chunk header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    /// Format version (byte 0).
+    pub version: u8,
+    /// Codec stream version (byte 1).
+    pub versionlz: u8,
+    /// Flags (byte 2).
+    pub flags: u8,
+    /// Element size (byte 3).
+    pub typesize: u8,
+    /// Uncompressed size.
+    pub nbytes: i32,
+    /// Block size (VL-block chunks: the number of blocks).
+    pub blocksize: i32,
+    /// Total compressed size, header included.
+    pub cbytes: i32,
+    /// Whether the 32-byte header is present.
+    pub extended: bool,
+    /// Filter pipeline (derived from the flags for basic headers).
+    pub filters: [u8; MAX_FILTERS],
+    /// Public codec id for `flags >> 5 == 6` (byte 22).
+    pub udcompcode: u8,
+    /// Codec parameter byte (byte 23).
+    pub compcode_meta: u8,
+    /// Filter parameters.
+    pub filters_meta: [u8; MAX_FILTERS],
+    /// Byte 30.
+    pub blosc2_flags2: u8,
+    /// Byte 31.
+    pub blosc2_flags: u8,
+}
+
+fn le_i32(b: &[u8], at: usize) -> i32 {
+    i32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+impl Header {
+    /// Read the first 16 bytes only (for the cheap `cbuffer_sizes`-style queries).
+    pub fn sizes(buf: &[u8]) -> Result<(i32, i32, i32)> {
+        if buf.len() < MIN_HEADER_LENGTH {
+            return Err(Error::ReadBuffer);
+        }
+        Ok((le_i32(buf, 4), le_i32(buf, 12), le_i32(buf, 8)))
+    }
+
+    /// Parse only the first 16 bytes (no extended fields), checking them like [`Header::parse`].
+    pub fn parse_basic(buf: &[u8]) -> Result<Header> {
+        let b = buf.get(..MIN_HEADER_LENGTH).ok_or(Error::ReadBuffer)?;
+        let mut tmp = [0u8; MIN_HEADER_LENGTH];
+        tmp.copy_from_slice(b);
+        // Pretend the header is basic so that no extended bytes are needed.
+        let ext = tmp[2] & (flags::DOSHUFFLE | flags::DOBITSHUFFLE);
+        tmp[2] &= !flags::DOBITSHUFFLE;
+        let mut h = Header::parse(&tmp)?;
+        h.flags = b[2];
+        h.extended = ext == (flags::DOSHUFFLE | flags::DOBITSHUFFLE);
+        h.blocksize = i32::from_le_bytes([b[8], b[9], b[10], b[11]]);
+        Ok(h)
+    }
+
+    /// Parse and sanity-check a header (CHUNK.md §2.5).
+    pub fn parse(buf: &[u8]) -> Result<Header> {
+        if buf.len() < MIN_HEADER_LENGTH {
+            crate::trace_error!("Not enough space to read Blosc header.");
+            return Err(Error::ReadBuffer);
+        }
+        let mut h = Header {
+            version: buf[0],
+            versionlz: buf[1],
+            flags: buf[2],
+            typesize: buf[3],
+            nbytes: le_i32(buf, 4),
+            blocksize: le_i32(buf, 8),
+            cbytes: le_i32(buf, 12),
+            extended: false,
+            filters: [0; MAX_FILTERS],
+            udcompcode: 0,
+            compcode_meta: 0,
+            filters_meta: [0; MAX_FILTERS],
+            blosc2_flags2: 0,
+            blosc2_flags: 0,
+        };
+        if h.cbytes < MIN_HEADER_LENGTH as i32 {
+            crate::trace_error!("`cbytes` is too small to read min header.");
+            return Err(Error::InvalidHeader);
+        }
+        if h.nbytes < 0 {
+            crate::trace_error!("`nbytes` is negative.");
+            return Err(Error::InvalidHeader);
+        }
+        if h.blocksize <= 0 || h.blocksize > MAX_BLOCKSIZE {
+            crate::trace_error!("`blocksize` is zero, negative or greater than maximum allowed");
+            return Err(Error::InvalidHeader);
+        }
+        if h.typesize == 0 {
+            crate::trace_error!("`typesize` is zero.");
+            return Err(Error::InvalidHeader);
+        }
+        h.extended = h.flags & (flags::DOSHUFFLE | flags::DOBITSHUFFLE)
+            == (flags::DOSHUFFLE | flags::DOBITSHUFFLE);
+        if h.extended {
+            if h.cbytes < EXTENDED_HEADER_LENGTH as i32 {
+                crate::trace_error!("`cbytes` is too small to read extended header.");
+                return Err(Error::InvalidHeader);
+            }
+            if buf.len() < EXTENDED_HEADER_LENGTH {
+                crate::trace_error!("Not enough space to read Blosc extended header.");
+                return Err(Error::ReadBuffer);
+            }
+            h.filters.copy_from_slice(&buf[16..22]);
+            h.udcompcode = buf[22];
+            h.compcode_meta = buf[23];
+            h.filters_meta.copy_from_slice(&buf[24..30]);
+            h.blosc2_flags2 = buf[30];
+            h.blosc2_flags = buf[31];
+            if h.version == 3 {
+                h.filters[5] = 0;
+                h.filters_meta[5] = 0;
+            }
+            if h.blosc2_flags2 & !0x01 != 0 {
+                crate::trace_error!("Unknown bits set in blosc2_flags2.");
+                return Err(Error::VersionSupport);
+            }
+            if h.is_vlblocks() {
+                if h.flags & flags::MEMCPYED != 0 || h.special().is_some() {
+                    crate::trace_error!("VL-block chunks cannot be memcpyed or special.");
+                    return Err(Error::InvalidHeader);
+                }
+            } else if h.nbytes > 0 && h.blocksize > h.nbytes {
+                h.blocksize = h.nbytes;
+            }
+            if h.blosc2_flags & blosc2_flags::INSTR_CODEC != 0 {
+                crate::trace_error!("Instrumented chunks cannot be decoded.");
+                return Err(Error::CodecSupport);
+            }
+            if (h.blosc2_flags >> 4) & 0x7 > Special::Uninit as u8 {
+                crate::trace_error!("Unknown special value code.");
+                return Err(Error::InvalidHeader);
+            }
+        } else {
+            if h.flags & flags::DOSHUFFLE != 0 {
+                h.filters[MAX_FILTERS - 1] = filter_id::SHUFFLE;
+            }
+            if h.flags & flags::DOBITSHUFFLE != 0 {
+                h.filters[MAX_FILTERS - 1] = filter_id::BITSHUFFLE;
+            }
+            if h.flags & flags::DODELTA != 0 {
+                h.filters[MAX_FILTERS - 2] = filter_id::DELTA;
+            }
+            if h.nbytes > 0 && h.blocksize > h.nbytes {
+                h.blocksize = h.nbytes;
+            }
+        }
+        Ok(h)
+    }
+
+    /// Header length in bytes.
+    pub fn header_len(&self) -> usize {
+        if self.extended {
+            EXTENDED_HEADER_LENGTH
+        } else {
+            MIN_HEADER_LENGTH
+        }
+    }
+
+    /// Whether the data are stored uncompressed after the header.
+    pub fn memcpyed(&self) -> bool {
+        self.flags & flags::MEMCPYED != 0
+    }
+
+    /// Whether blocks are not split into streams.
+    pub fn dont_split(&self) -> bool {
+        self.flags & flags::DONT_SPLIT != 0
+    }
+
+    /// The special-value code, if any.
+    pub fn special(&self) -> Option<Special> {
+        if !self.extended {
+            return None;
+        }
+        match (self.blosc2_flags >> 4) & 0x7 {
+            1 => Some(Special::Zero),
+            2 => Some(Special::Nan),
+            3 => Some(Special::Value),
+            4 => Some(Special::Uninit),
+            _ => None,
+        }
+    }
+
+    /// Whether this is a VL-block chunk.
+    pub fn is_vlblocks(&self) -> bool {
+        self.extended && self.blosc2_flags2 & 0x01 != 0
+    }
+
+    /// Whether a dictionary is stored (never for memcpyed chunks).
+    pub fn has_dict(&self) -> bool {
+        self.extended && self.blosc2_flags & blosc2_flags::USEDICT != 0 && !self.memcpyed()
+    }
+
+    /// Whether this is a lazy chunk.
+    pub fn is_lazy(&self) -> bool {
+        self.extended && self.blosc2_flags & blosc2_flags::LAZY != 0
+    }
+
+    /// The chunk-format code (`flags >> 5`).
+    pub fn format(&self) -> u8 {
+        self.flags >> 5
+    }
+
+    /// The public codec id used by the chunk.
+    pub fn codec_id(&self) -> Result<u8> {
+        let format = self.format();
+        if format == codecs::UDCODEC_FORMAT && self.extended {
+            return Ok(self.udcompcode);
+        }
+        if format == 1 && self.extended && self.udcompcode == codecs::LZ4HC {
+            return Ok(codecs::LZ4HC);
+        }
+        codecs::id_of_format(format).ok_or_else(|| {
+            crate::trace_error!("Codec format {} is not supported.", format);
+            Error::CodecSupport
+        })
+    }
+
+    /// Number of blocks (for VL-block chunks, the stored count).
+    pub fn nblocks(&self) -> usize {
+        if self.is_vlblocks() {
+            return self.blocksize as usize;
+        }
+        let bs = self.blocksize as usize;
+        (self.nbytes as usize).div_ceil(bs)
+    }
+
+    /// Whether the pipeline holds a delta filter.
+    pub fn has_delta(&self) -> bool {
+        self.filters.contains(&filter_id::DELTA)
+    }
+
+    /// Serialise into `out` (16 or 32 bytes depending on `extended`).
+    pub fn write(&self, out: &mut [u8]) {
+        out[0] = self.version;
+        out[1] = self.versionlz;
+        out[2] = self.flags;
+        out[3] = self.typesize;
+        out[4..8].copy_from_slice(&self.nbytes.to_le_bytes());
+        out[8..12].copy_from_slice(&self.blocksize.to_le_bytes());
+        out[12..16].copy_from_slice(&self.cbytes.to_le_bytes());
+        if self.extended {
+            out[16..22].copy_from_slice(&self.filters);
+            out[22] = self.udcompcode;
+            out[23] = self.compcode_meta;
+            out[24..30].copy_from_slice(&self.filters_meta);
+            out[30] = self.blosc2_flags2;
+            out[31] = self.blosc2_flags;
+        }
+    }
+}

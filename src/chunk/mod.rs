@@ -1,0 +1,13 @@
+//! The Blosc2 chunk (CHUNK.md): headers, blocks, streams, special and VL-block chunks.
+
+pub mod blocksize;
+pub mod compress;
+pub mod decompress;
+pub mod header;
+pub mod pipeline;
+pub mod special;
+pub mod worker;
+
+pub use compress::{compress, vlcompress};
+pub use decompress::{decompress, getitem_bytes, vldecompress, Chunk};
+pub use header::Header;

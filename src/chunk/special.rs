@@ -1,0 +1,76 @@
+//! Special-value chunks (CHUNK.md §5): zeros, NaNs, uninitialised and repeated values.
+
+use super::blocksize::compute_blocksize;
+use super::compress::{check_cparams, VERSION_FORMAT_STABLE};
+use super::header::{flags, Header, Special, EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE};
+use crate::error::{Error, Result};
+use crate::params::CParams;
+
+/// Write a special chunk of `nbytes` into `dst`; `value` is the element for `Special::Value`.
+/// Returns the chunk length.
+pub fn special_chunk(
+    params: &CParams,
+    special: Special,
+    nbytes: usize,
+    value: Option<&[u8]>,
+    dst: &mut [u8],
+) -> Result<usize> {
+    check_cparams(params)?;
+    if nbytes > MAX_BUFFERSIZE as usize {
+        crate::trace_error!("nbytes cannot exceed {}", MAX_BUFFERSIZE);
+        return Err(Error::MaxBufsizeExceeded);
+    }
+    let typesize = params.typesize as usize;
+    if nbytes % typesize != 0 {
+        crate::trace_error!("nbytes must be a multiple of typesize");
+        return Err(Error::InvalidParam);
+    }
+    if special == Special::Nan && typesize != 4 && typesize != 8 {
+        crate::trace_error!("NaN chunks need typesize 4 or 8");
+        return Err(Error::InvalidParam);
+    }
+    let extra = match special {
+        Special::Value => typesize,
+        _ => 0,
+    };
+    let total = EXTENDED_HEADER_LENGTH + extra;
+    if dst.len() < total {
+        crate::trace_error!("The destination is too small for a special chunk");
+        return Err(Error::WriteBuffer);
+    }
+    let blocksize = compute_blocksize(
+        params.splitmode,
+        params.compcode,
+        params.clevel,
+        &params.filters,
+        params.typesize as i64,
+        nbytes as i64,
+        params.blocksize as i64,
+    )
+    .max(1);
+    let header = Header {
+        version: VERSION_FORMAT_STABLE,
+        versionlz: 1,
+        flags: flags::DOSHUFFLE | flags::DOBITSHUFFLE,
+        typesize: if typesize > 255 { 1 } else { typesize as u8 },
+        nbytes: nbytes as i32,
+        blocksize: blocksize as i32,
+        cbytes: total as i32,
+        extended: true,
+        filters: [0; 6],
+        udcompcode: 0,
+        compcode_meta: 0,
+        filters_meta: [0; 6],
+        blosc2_flags2: 0,
+        blosc2_flags: (special as u8) << 4,
+    };
+    header.write(&mut dst[..EXTENDED_HEADER_LENGTH]);
+    if special == Special::Value {
+        let v = value.ok_or(Error::NullPointer)?;
+        if v.len() < typesize {
+            return Err(Error::InvalidParam);
+        }
+        dst[EXTENDED_HEADER_LENGTH..total].copy_from_slice(&v[..typesize]);
+    }
+    Ok(total)
+}

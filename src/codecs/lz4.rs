@@ -1,0 +1,148 @@
+//! LZ4 and LZ4HC streams (CODECS.md §2): raw LZ4 blocks, through the LZ4 1.10 C library
+//! (the version C-Blosc2 3.3.5 bundles, so output is byte-identical to the reference).
+
+use libc::{c_char, c_int, c_void};
+use std::ptr::NonNull;
+
+// Functions of the bundled LZ4 library that lz4-sys does not declare.
+extern "C" {
+    fn LZ4_createStream() -> *mut c_void;
+    fn LZ4_freeStream(s: *mut c_void) -> c_int;
+    fn LZ4_loadDict(s: *mut c_void, dict: *const c_char, dict_size: c_int) -> c_int;
+    fn LZ4_compress_fast_continue(
+        s: *mut c_void,
+        src: *const c_char,
+        dst: *mut c_char,
+        src_size: c_int,
+        dst_cap: c_int,
+        accel: c_int,
+    ) -> c_int;
+    fn LZ4_createStreamHC() -> *mut c_void;
+    fn LZ4_freeStreamHC(s: *mut c_void) -> c_int;
+    fn LZ4_resetStreamHC_fast(s: *mut c_void, level: c_int);
+    fn LZ4_loadDictHC(s: *mut c_void, dict: *const c_char, dict_size: c_int) -> c_int;
+    fn LZ4_compress_HC_continue(
+        s: *mut c_void,
+        src: *const c_char,
+        dst: *mut c_char,
+        src_size: c_int,
+        dst_cap: c_int,
+    ) -> c_int;
+    fn LZ4_decompress_safe_usingDict(
+        src: *const c_char,
+        dst: *mut c_char,
+        src_size: c_int,
+        dst_cap: c_int,
+        dict: *const c_char,
+        dict_size: c_int,
+    ) -> c_int;
+}
+
+/// Per-thread LZ4 streams, created on first use of a dictionary.
+#[derive(Default)]
+pub struct State {
+    fast: Option<NonNull<c_void>>,
+    hc: Option<NonNull<c_void>>,
+}
+
+// SAFETY: the LZ4 stream objects are plain heap state owned by this value and only used through
+// `&mut self`.
+unsafe impl Send for State {}
+
+impl Drop for State {
+    fn drop(&mut self) {
+        // SAFETY: the pointers were returned by the matching create functions and are freed once.
+        unsafe {
+            if let Some(p) = self.fast.take() {
+                LZ4_freeStream(p.as_ptr());
+            }
+            if let Some(p) = self.hc.take() {
+                LZ4_freeStreamHC(p.as_ptr());
+            }
+        }
+    }
+}
+
+fn int_len(n: usize) -> Option<c_int> {
+    c_int::try_from(n).ok()
+}
+
+impl State {
+    /// Compress one stream. Returns 0 when the output does not fit (store raw).
+    pub fn compress(
+        &mut self,
+        hc: bool,
+        clevel: u8,
+        src: &[u8],
+        dst: &mut [u8],
+        dict: Option<&[u8]>,
+    ) -> usize {
+        let (Some(slen), Some(dlen)) = (int_len(src.len()), int_len(dst.len())) else {
+            return 0;
+        };
+        let s = src.as_ptr() as *const c_char;
+        let d = dst.as_mut_ptr() as *mut c_char;
+        let n = match (hc, dict) {
+            // SAFETY: src/dst are valid for slen/dlen bytes; LZ4 never writes past dlen.
+            (false, None) => unsafe {
+                lz4_sys::LZ4_compress_fast(s, d, slen, dlen, 10 - clevel as c_int)
+            },
+            // SAFETY: as above.
+            (true, None) => unsafe { lz4_sys::LZ4_compress_HC(s, d, slen, dlen, clevel as c_int) },
+            (false, Some(dict)) => {
+                let Some(st) = self.fast.or_else(|| NonNull::new(unsafe { LZ4_createStream() }))
+                else {
+                    return 0;
+                };
+                self.fast = Some(st);
+                // SAFETY: `st` is a live stream; dict, src and dst are valid for their lengths.
+                unsafe {
+                    LZ4_loadDict(st.as_ptr(), dict.as_ptr() as *const c_char, dict.len() as c_int);
+                    LZ4_compress_fast_continue(st.as_ptr(), s, d, slen, dlen, 10 - clevel as c_int)
+                }
+            }
+            (true, Some(dict)) => {
+                let Some(st) = self.hc.or_else(|| NonNull::new(unsafe { LZ4_createStreamHC() }))
+                else {
+                    return 0;
+                };
+                self.hc = Some(st);
+                // SAFETY: `st` is a live HC stream; dict, src and dst are valid for their lengths.
+                unsafe {
+                    LZ4_resetStreamHC_fast(st.as_ptr(), clevel as c_int);
+                    LZ4_loadDictHC(st.as_ptr(), dict.as_ptr() as *const c_char, dict.len() as c_int);
+                    LZ4_compress_HC_continue(st.as_ptr(), s, d, slen, dlen)
+                }
+            }
+        };
+        if n <= 0 {
+            0
+        } else {
+            n as usize
+        }
+    }
+}
+
+/// Decompress one raw LZ4 block; `None` on malformed input.
+pub fn decompress(src: &[u8], dst: &mut [u8], dict: Option<&[u8]>) -> Option<usize> {
+    let slen = int_len(src.len())?;
+    let dlen = int_len(dst.len())?;
+    let s = src.as_ptr() as *const c_char;
+    let d = dst.as_mut_ptr() as *mut c_char;
+    let n = match dict {
+        // SAFETY: LZ4_decompress_safe reads at most slen bytes and writes at most dlen bytes.
+        None => unsafe { lz4_sys::LZ4_decompress_safe(s, d, slen, dlen) },
+        // SAFETY: as above; the dictionary is only read.
+        Some(dict) => unsafe {
+            LZ4_decompress_safe_usingDict(
+                s,
+                d,
+                slen,
+                dlen,
+                dict.as_ptr() as *const c_char,
+                int_len(dict.len())?,
+            )
+        },
+    };
+    usize::try_from(n).ok()
+}

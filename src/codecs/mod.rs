@@ -1,0 +1,229 @@
+//! The block codecs (CODECS.md): one file per codec, plus the dispatch by codec id.
+//!
+//! A codec turns one *stream* (a block or one split of a block) into bytes and back. Compressors
+//! return `Ok(0)` when the stream should be stored raw (no gain, or the output limit was hit).
+
+pub mod blosclz;
+pub mod lz4;
+pub mod zlib;
+pub mod zstd;
+
+use crate::error::{Error, Result};
+use crate::registry;
+
+/// Public codec id of BloscLZ.
+pub const BLOSCLZ: u8 = 0;
+/// Public codec id of LZ4.
+pub const LZ4: u8 = 1;
+/// Public codec id of LZ4HC.
+pub const LZ4HC: u8 = 2;
+/// Public codec id of Zlib.
+pub const ZLIB: u8 = 4;
+/// Public codec id of Zstd.
+pub const ZSTD: u8 = 5;
+
+/// Chunk-format code (`flags >> 5`) telling that the codec id is in header byte 22.
+pub const UDCODEC_FORMAT: u8 = 6;
+
+/// The built-in codecs: (public id, name, library name, library version, format code).
+pub const BUILTIN: [(u8, &str, &str, &str, u8); 5] = [
+    (BLOSCLZ, "blosclz", "BloscLZ", "2.5.5", 0),
+    (LZ4, "lz4", "LZ4", "1.10.0", 1),
+    (LZ4HC, "lz4hc", "LZ4", "1.10.0", 1),
+    (ZLIB, "zlib", "Zlib", "2.3.3", 3),
+    (ZSTD, "zstd", "Zstd", "1.5.7", 4),
+];
+
+/// Whether `id` is one of the five built-in codecs.
+pub fn is_builtin(id: u8) -> bool {
+    BUILTIN.iter().any(|b| b.0 == id)
+}
+
+/// The name of a codec id (`"blosclz"`, …), built-in or registered.
+pub fn name_of(id: u8) -> Option<String> {
+    if let Some(b) = BUILTIN.iter().find(|b| b.0 == id) {
+        return Some(b.1.to_string());
+    }
+    registry::codec_name(id)
+}
+
+/// The codec id of a name, built-in or registered.
+pub fn id_of(name: &str) -> Option<u8> {
+    if let Some(b) = BUILTIN.iter().find(|b| b.1 == name) {
+        return Some(b.0);
+    }
+    registry::codec_id(name)
+}
+
+/// The chunk-format code written in `flags >> 5` for a public codec id.
+pub fn format_of(id: u8) -> u8 {
+    match BUILTIN.iter().find(|b| b.0 == id) {
+        Some(b) => b.4,
+        None => UDCODEC_FORMAT,
+    }
+}
+
+/// The library name for a chunk-format code (`blosc2_cbuffer_complib`).
+pub fn libname_of_format(format: u8) -> Option<&'static str> {
+    match format {
+        0 => Some("BloscLZ"),
+        1 => Some("LZ4"),
+        3 => Some("Zlib"),
+        4 => Some("Zstd"),
+        _ => None,
+    }
+}
+
+/// The public codec id behind a chunk-format code, for built-in formats.
+pub fn id_of_format(format: u8) -> Option<u8> {
+    match format {
+        0 => Some(BLOSCLZ),
+        1 => Some(LZ4),
+        3 => Some(ZLIB),
+        4 => Some(ZSTD),
+        _ => None,
+    }
+}
+
+/// A chunk dictionary prepared for compression.
+pub enum CDict<'a> {
+    /// A Zstd dictionary (trained), digested once per chunk.
+    Zstd(::zstd::zstd_safe::CDict<'static>),
+    /// Raw LZ4 history bytes.
+    Lz4(&'a [u8]),
+}
+
+/// A chunk dictionary prepared for decompression.
+pub enum DDict<'a> {
+    /// A Zstd dictionary.
+    Zstd(::zstd::zstd_safe::DDict<'static>),
+    /// Raw LZ4 history bytes.
+    Lz4(&'a [u8]),
+}
+
+impl<'a> DDict<'a> {
+    /// Prepare the dictionary stored in a chunk for the codec of that chunk.
+    pub fn new(codec: u8, bytes: &'a [u8]) -> Result<DDict<'a>> {
+        match codec {
+            ZSTD => Ok(DDict::Zstd(::zstd::zstd_safe::DDict::create(bytes))),
+            LZ4 | LZ4HC => Ok(DDict::Lz4(bytes)),
+            _ => Err(Error::CodecDict),
+        }
+    }
+}
+
+/// Per-thread codec state reused across streams and calls (Zstd and Zlib contexts, LZ4 streams).
+#[derive(Default)]
+pub struct CodecState {
+    zstd: zstd::State,
+    zlib: zlib::State,
+    lz4: lz4::State,
+}
+
+/// What a user codec or filter receives along with the data.
+#[derive(Clone, Copy)]
+pub struct StreamInfo<'a> {
+    /// The `compcode_meta` byte (codecs) or the filter's meta byte (filters).
+    pub meta: u8,
+    /// The chunk header being built or read.
+    pub chunk: &'a [u8],
+    /// The compression parameters, when compressing.
+    pub cparams: Option<&'a crate::params::CParams>,
+    /// The decompression parameters, when decompressing.
+    pub dparams: Option<&'a crate::params::DParams>,
+}
+
+impl CodecState {
+    /// Compress `src` with codec `id` at `clevel` into `dst` (its length is the output limit).
+    /// `Ok(0)` means: store the stream raw.
+    pub fn compress(
+        &mut self,
+        id: u8,
+        clevel: u8,
+        src: &[u8],
+        dst: &mut [u8],
+        dict: Option<&CDict<'_>>,
+        info: StreamInfo<'_>,
+    ) -> Result<usize> {
+        if src.is_empty() || dst.is_empty() {
+            return Ok(0);
+        }
+        let n = match id {
+            BLOSCLZ => blosclz::compress(clevel, src, dst),
+            LZ4 => self.lz4.compress(false, clevel, src, dst, lz4_dict(dict)),
+            LZ4HC => self.lz4.compress(true, clevel, src, dst, lz4_dict(dict)),
+            ZLIB => self.zlib.compress(clevel, src, dst),
+            ZSTD => self.zstd.compress(clevel, src, dst, zstd_cdict(dict)),
+            _ => {
+                let codec = registry::codec(id).ok_or(Error::CodecSupport)?;
+                let r = codec.imp.encode(src, dst, info);
+                if r < 0 {
+                    crate::trace_error!("user codec {} failed compressing a stream: {}", id, r);
+                    return Err(Error::Data);
+                }
+                r as usize
+            }
+        };
+        Ok(if n >= src.len() || n > dst.len() { 0 } else { n })
+    }
+
+    /// Decompress one stream into `dst`, which must come out exactly full.
+    pub fn decompress(
+        &mut self,
+        id: u8,
+        src: &[u8],
+        dst: &mut [u8],
+        dict: Option<&DDict<'_>>,
+        info: StreamInfo<'_>,
+    ) -> Result<()> {
+        let n = match id {
+            BLOSCLZ => blosclz::decompress(src, dst),
+            LZ4 | LZ4HC => lz4::decompress(src, dst, lz4_ddict(dict)),
+            ZLIB => self.zlib.decompress(src, dst),
+            ZSTD => self.zstd.decompress(src, dst, zstd_ddict(dict)),
+            _ => {
+                let codec = registry::codec(id).ok_or_else(|| {
+                    crate::trace_error!("codec {} is not registered", id);
+                    Error::CodecSupport
+                })?;
+                let r = codec.imp.decode(src, dst, info);
+                if r < 0 {
+                    return Err(Error::Stream);
+                }
+                Some(r as usize)
+            }
+        };
+        match n {
+            Some(n) if n == dst.len() => Ok(()),
+            _ => Err(Error::Stream),
+        }
+    }
+}
+
+fn lz4_dict<'a>(d: Option<&'a CDict<'_>>) -> Option<&'a [u8]> {
+    match d {
+        Some(CDict::Lz4(b)) => Some(b),
+        _ => None,
+    }
+}
+
+fn lz4_ddict<'a>(d: Option<&'a DDict<'_>>) -> Option<&'a [u8]> {
+    match d {
+        Some(DDict::Lz4(b)) => Some(b),
+        _ => None,
+    }
+}
+
+fn zstd_cdict<'a>(d: Option<&'a CDict<'_>>) -> Option<&'a ::zstd::zstd_safe::CDict<'static>> {
+    match d {
+        Some(CDict::Zstd(c)) => Some(c),
+        _ => None,
+    }
+}
+
+fn zstd_ddict<'a>(d: Option<&'a DDict<'_>>) -> Option<&'a ::zstd::zstd_safe::DDict<'static>> {
+    match d {
+        Some(DDict::Zstd(c)) => Some(c),
+        _ => None,
+    }
+}

@@ -1,0 +1,218 @@
+//! The core's error type. Each variant corresponds to one `BLOSC2_ERROR_*` code of the C API;
+//! the C layer maps them with [`Error::code`].
+
+use std::fmt;
+
+/// Errors of the b2rs core. The discriminants are the C-Blosc2 error codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(i32)]
+#[non_exhaustive]
+pub enum Error {
+    /// Generic failure.
+    Failure = -1,
+    /// Bad stream.
+    Stream = -2,
+    /// Invalid data.
+    Data = -3,
+    /// Memory allocation failure.
+    MemoryAlloc = -4,
+    /// Not enough space to read.
+    ReadBuffer = -5,
+    /// Not enough space to write.
+    WriteBuffer = -6,
+    /// Codec not supported.
+    CodecSupport = -7,
+    /// Invalid parameter supplied to a codec.
+    CodecParam = -8,
+    /// Codec dictionary error.
+    CodecDict = -9,
+    /// Version not supported.
+    VersionSupport = -10,
+    /// Invalid value in a header.
+    InvalidHeader = -11,
+    /// Invalid parameter supplied to a function.
+    InvalidParam = -12,
+    /// File read failure.
+    FileRead = -13,
+    /// File write failure.
+    FileWrite = -14,
+    /// File open failure.
+    FileOpen = -15,
+    /// Not found.
+    NotFound = -16,
+    /// Bad run-length encoding.
+    RunLength = -17,
+    /// Filter pipeline error.
+    FilterPipeline = -18,
+    /// Chunk insert failure.
+    ChunkInsert = -19,
+    /// Chunk append failure.
+    ChunkAppend = -20,
+    /// Chunk update failure.
+    ChunkUpdate = -21,
+    /// Sizes larger than 2 GB are not supported.
+    TwoGbLimit = -22,
+    /// Super-chunk copy failure.
+    SchunkCopy = -23,
+    /// Wrong type of frame.
+    FrameType = -24,
+    /// File truncate failure.
+    FileTruncate = -25,
+    /// Thread or thread context creation failure.
+    ThreadCreate = -26,
+    /// Postfilter failure.
+    Postfilter = -27,
+    /// Special frame failure.
+    FrameSpecial = -28,
+    /// Special super-chunk failure.
+    SchunkSpecial = -29,
+    /// I/O plugin error.
+    PluginIo = -30,
+    /// File removal failure.
+    FileRemove = -31,
+    /// A pointer is null.
+    NullPointer = -32,
+    /// Invalid index.
+    InvalidIndex = -33,
+    /// Metalayer not found.
+    MetalayerNotFound = -34,
+    /// Maximum buffer size exceeded.
+    MaxBufsizeExceeded = -35,
+    /// Tuner failure.
+    Tuner = -36,
+    /// Frame lock failure.
+    Lock = -37,
+}
+
+/// Result alias of the core.
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    /// The C-Blosc2 error code (`BLOSC2_ERROR_*`, always negative).
+    pub fn code(self) -> i32 {
+        self as i32
+    }
+
+    /// The error for a C-Blosc2 error code, if it is one.
+    pub fn from_code(code: i32) -> Option<Error> {
+        ALL.iter().copied().find(|e| e.code() == code)
+    }
+
+    /// The message C-Blosc2's `blosc2_error_string` gives for this error.
+    pub fn message(self) -> &'static str {
+        match self {
+            Error::Failure => "Generic failure",
+            Error::Stream => "Bad stream",
+            Error::Data => "Invalid data",
+            Error::MemoryAlloc => "Memory alloc/realloc failure",
+            Error::ReadBuffer => "Not enough space to read",
+            Error::WriteBuffer => "Not enough space to write",
+            Error::CodecSupport => "Codec not supported",
+            Error::CodecParam => "Invalid parameter supplied to codec",
+            Error::CodecDict => "Codec dictionary error",
+            Error::VersionSupport => "Version not supported",
+            Error::InvalidHeader => "Invalid value in header",
+            Error::InvalidParam => "Invalid parameter supplied to function",
+            Error::FileRead => "File read failure",
+            Error::FileWrite => "File write failure",
+            Error::FileOpen => "File open failure",
+            Error::NotFound => "Not found",
+            Error::RunLength => "Bad run length encoding",
+            Error::FilterPipeline => "Filter pipeline error",
+            Error::ChunkInsert => "Chunk insert failure",
+            Error::ChunkAppend => "Chunk append failure",
+            Error::ChunkUpdate => "Chunk update failure",
+            Error::TwoGbLimit => "Sizes larger than 2gb not supported",
+            Error::SchunkCopy => "Super-chunk copy failure",
+            Error::FrameType => "Wrong type for frame",
+            Error::FileTruncate => "File truncate failure",
+            Error::ThreadCreate => "Thread or thread context creation failure",
+            Error::Postfilter => "Postfilter failure",
+            Error::FrameSpecial => "Special frame failure",
+            Error::SchunkSpecial => "Special super-chunk failure",
+            Error::PluginIo => "IO plugin error",
+            Error::FileRemove => "Remove file failure",
+            Error::NullPointer => "Pointer is null",
+            Error::InvalidIndex => "Invalid index",
+            Error::MetalayerNotFound => "Metalayer has not been found",
+            Error::MaxBufsizeExceeded => "Maximum buffersize exceeded",
+            Error::Tuner => "Tuner failure",
+            Error::Lock => "Frame lock failure",
+        }
+    }
+}
+
+const ALL: [Error; 37] = [
+    Error::Failure,
+    Error::Stream,
+    Error::Data,
+    Error::MemoryAlloc,
+    Error::ReadBuffer,
+    Error::WriteBuffer,
+    Error::CodecSupport,
+    Error::CodecParam,
+    Error::CodecDict,
+    Error::VersionSupport,
+    Error::InvalidHeader,
+    Error::InvalidParam,
+    Error::FileRead,
+    Error::FileWrite,
+    Error::FileOpen,
+    Error::NotFound,
+    Error::RunLength,
+    Error::FilterPipeline,
+    Error::ChunkInsert,
+    Error::ChunkAppend,
+    Error::ChunkUpdate,
+    Error::TwoGbLimit,
+    Error::SchunkCopy,
+    Error::FrameType,
+    Error::FileTruncate,
+    Error::ThreadCreate,
+    Error::Postfilter,
+    Error::FrameSpecial,
+    Error::SchunkSpecial,
+    Error::PluginIo,
+    Error::FileRemove,
+    Error::NullPointer,
+    Error::InvalidIndex,
+    Error::MetalayerNotFound,
+    Error::MaxBufsizeExceeded,
+    Error::Tuner,
+    Error::Lock,
+];
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.message(), self.code())
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Emit a trace message on stderr when `BLOSC_TRACE` is set, like C-Blosc2's `BLOSC_TRACE_ERROR`.
+#[macro_export]
+macro_rules! trace_error {
+    ($($arg:tt)*) => {
+        if $crate::error::tracing_enabled() {
+            eprintln!("[error] - {} ({}:{})", format_args!($($arg)*), file!(), line!());
+        }
+    };
+}
+
+/// Emit a warning on stderr when `BLOSC_TRACE` is set.
+#[macro_export]
+macro_rules! trace_warning {
+    ($($arg:tt)*) => {
+        if $crate::error::tracing_enabled() {
+            eprintln!("[warning] - {} ({}:{})", format_args!($($arg)*), file!(), line!());
+        }
+    };
+}
+
+/// Whether `BLOSC_TRACE` is set in the environment (read once).
+pub fn tracing_enabled() -> bool {
+    static ON: once_cell::sync::Lazy<bool> =
+        once_cell::sync::Lazy::new(|| std::env::var_os("BLOSC_TRACE").is_some());
+    *ON
+}

@@ -1,0 +1,200 @@
+//! Compression and decompression parameters of the core (the Rust side of `blosc2_cparams` and
+//! `blosc2_dparams`).
+
+use std::fmt;
+use std::sync::Arc;
+
+/// Number of filter slots in the pipeline.
+pub const MAX_FILTERS: usize = 6;
+
+/// Filter ids of the pipeline (FILTERS.md §2).
+pub mod filter_id {
+    /// No filter.
+    pub const NOFILTER: u8 = 0;
+    /// Byte shuffle.
+    pub const SHUFFLE: u8 = 1;
+    /// Bit shuffle.
+    pub const BITSHUFFLE: u8 = 2;
+    /// XOR delta.
+    pub const DELTA: u8 = 3;
+    /// Mantissa truncation.
+    pub const TRUNC_PREC: u8 = 4;
+    /// Sentinel: first invalid Blosc-defined id.
+    pub const LAST_FILTER: u8 = 5;
+}
+
+/// How blocks are split into streams (`BLOSC_*_SPLIT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SplitMode {
+    /// Always split (1).
+    Always = 1,
+    /// Never split (2).
+    Never = 2,
+    /// Decide from codec, filters and typesize (3).
+    Auto = 3,
+    /// Same as Auto in 3.x; the default (4).
+    ForwardCompat = 4,
+}
+
+impl SplitMode {
+    /// The mode for its C value; unknown values behave as `ForwardCompat`.
+    pub fn from_i32(v: i32) -> SplitMode {
+        match v {
+            1 => SplitMode::Always,
+            2 => SplitMode::Never,
+            3 => SplitMode::Auto,
+            _ => SplitMode::ForwardCompat,
+        }
+    }
+}
+
+/// What a prefilter sees for one block.
+pub struct PrefilterArgs<'a> {
+    /// The caller's input for this block.
+    pub input: &'a [u8],
+    /// Where the prefilter writes the data to compress (the block length).
+    pub output: &'a mut [u8],
+    /// Element size.
+    pub output_typesize: i32,
+    /// Byte offset of the block in the chunk.
+    pub output_offset: i32,
+    /// Chunk number in its super-chunk, or -1.
+    pub nchunk: i64,
+    /// Block number.
+    pub nblock: i32,
+    /// Worker number.
+    pub tid: i32,
+}
+
+/// What a postfilter sees for one block.
+pub struct PostfilterArgs<'a> {
+    /// The decoded block.
+    pub input: &'a [u8],
+    /// Where the postfilter writes the block delivered to the caller.
+    pub output: &'a mut [u8],
+    /// Element size.
+    pub typesize: i32,
+    /// Byte offset of the block in the chunk.
+    pub offset: i32,
+    /// Chunk number in its super-chunk, or -1.
+    pub nchunk: i64,
+    /// Block number.
+    pub nblock: i32,
+    /// Worker number.
+    pub tid: i32,
+}
+
+/// A prefilter: transforms each block of the input before the filter pipeline. Returns 0 on
+/// success.
+pub type Prefilter = Arc<dyn Fn(&mut PrefilterArgs<'_>) -> i32 + Send + Sync>;
+/// A postfilter: transforms each decoded block. Returns 0 on success.
+pub type Postfilter = Arc<dyn Fn(&mut PostfilterArgs<'_>) -> i32 + Send + Sync>;
+
+/// Compression parameters.
+#[derive(Clone)]
+pub struct CParams {
+    /// Public codec id.
+    pub compcode: u8,
+    /// Parameter byte for plugin codecs.
+    pub compcode_meta: u8,
+    /// Compression level 0..=9.
+    pub clevel: u8,
+    /// Build and use a chunk dictionary (Zstd, LZ4, LZ4HC).
+    pub use_dict: bool,
+    /// Element size in bytes (may exceed 255).
+    pub typesize: i32,
+    /// Worker threads.
+    pub nthreads: i16,
+    /// Block size; 0 = automatic.
+    pub blocksize: i32,
+    /// Split mode.
+    pub splitmode: SplitMode,
+    /// Filter pipeline.
+    pub filters: [u8; MAX_FILTERS],
+    /// Filter parameters.
+    pub filters_meta: [u8; MAX_FILTERS],
+    /// Optional prefilter.
+    pub prefilter: Option<Prefilter>,
+    /// Chunk number handed to prefilters (-1 when not in a super-chunk).
+    pub nchunk: i64,
+    /// Opaque handle of the owner (e.g. the super-chunk) handed back to plugins.
+    pub owner: usize,
+    /// Instrumented-codec mode (development feature of C-Blosc2; refused).
+    pub instr_codec: bool,
+}
+
+impl Default for CParams {
+    fn default() -> Self {
+        CParams {
+            compcode: 0,
+            compcode_meta: 0,
+            clevel: 5,
+            use_dict: false,
+            typesize: 8,
+            nthreads: 1,
+            blocksize: 0,
+            splitmode: SplitMode::ForwardCompat,
+            filters: [0, 0, 0, 0, 0, filter_id::SHUFFLE],
+            filters_meta: [0; MAX_FILTERS],
+            prefilter: None,
+            nchunk: -1,
+            owner: 0,
+            instr_codec: false,
+        }
+    }
+}
+
+impl fmt::Debug for CParams {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CParams")
+            .field("compcode", &self.compcode)
+            .field("compcode_meta", &self.compcode_meta)
+            .field("clevel", &self.clevel)
+            .field("use_dict", &self.use_dict)
+            .field("typesize", &self.typesize)
+            .field("nthreads", &self.nthreads)
+            .field("blocksize", &self.blocksize)
+            .field("splitmode", &self.splitmode)
+            .field("filters", &self.filters)
+            .field("filters_meta", &self.filters_meta)
+            .field("prefilter", &self.prefilter.is_some())
+            .finish()
+    }
+}
+
+/// Decompression parameters.
+#[derive(Clone)]
+pub struct DParams {
+    /// Worker threads.
+    pub nthreads: i16,
+    /// Optional postfilter.
+    pub postfilter: Option<Postfilter>,
+    /// Element size hint (used by some plugins).
+    pub typesize: i32,
+    /// Chunk number handed to postfilters (-1 when not in a super-chunk).
+    pub nchunk: i64,
+    /// Opaque handle of the owner handed back to plugins.
+    pub owner: usize,
+}
+
+impl Default for DParams {
+    fn default() -> Self {
+        DParams {
+            nthreads: 1,
+            postfilter: None,
+            typesize: 8,
+            nchunk: -1,
+            owner: 0,
+        }
+    }
+}
+
+impl fmt::Debug for DParams {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DParams")
+            .field("nthreads", &self.nthreads)
+            .field("postfilter", &self.postfilter.is_some())
+            .field("typesize", &self.typesize)
+            .finish()
+    }
+}

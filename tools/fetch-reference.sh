@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Fetch the reference C-Blosc2 3.3.5 (shipped in the PyPI wheel blosc2==4.14.1)
+# and the tools the tests need.  Idempotent: quick when everything is there.
+#
+#   $B2RS_REF_DIR (default <repo>/target/reference) receives the unpacked wheel:
+#     $B2RS_REF_DIR/blosc2/include/{blosc2.h,b2nd.h,blosc2/*.h}
+#     $B2RS_REF_DIR/blosc2/lib/libblosc2.so{,.9}
+#   python3: `import blosc2` at version 4.14.1
+#   cmake on PATH (pip install cmake if missing)
+#   pkg-config (apt-get, failure tolerated: the packaging test then skips that part)
+set -euo pipefail
+
+WHEEL_VERSION=4.14.1
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+REF="${B2RS_REF_DIR:-$REPO/target/reference}"
+PY="${PYTHON:-python3}"
+
+say() { echo "fetch-reference: $*"; }
+
+# 1. reference wheel, unpacked
+stamp="$REF/.blosc2-$WHEEL_VERSION"
+if [[ -f "$stamp" && -f "$REF/blosc2/lib/libblosc2.so" && -f "$REF/blosc2/include/blosc2.h" ]]; then
+    say "reference already unpacked in $REF"
+else
+    mkdir -p "$REF"
+    dl="$REF/download"
+    rm -rf "$dl"
+    mkdir -p "$dl"
+    say "downloading blosc2==$WHEEL_VERSION wheel"
+    "$PY" -m pip download --quiet --no-deps --only-binary=:all: \
+        "blosc2==$WHEEL_VERSION" -d "$dl"
+    whl="$(ls "$dl"/blosc2-"$WHEEL_VERSION"-*.whl | head -n 1)"
+    [[ -f "$whl" ]] || { say "no wheel downloaded"; exit 1; }
+    rm -rf "$REF/blosc2"
+    "$PY" - "$whl" "$REF" <<'EOF'
+import sys, zipfile, os
+whl, dest = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(whl) as z:
+    for info in z.infolist():
+        if info.filename.startswith("blosc2/include/") or info.filename.startswith("blosc2/lib/"):
+            path = z.extract(info, dest)
+            mode = (info.external_attr >> 16) & 0o777
+            if mode:
+                os.chmod(path, mode)
+EOF
+    [[ -e "$REF/blosc2/lib/libblosc2.so.9" ]] || cp "$REF/blosc2/lib/libblosc2.so" "$REF/blosc2/lib/libblosc2.so.9"
+    [[ -f "$REF/blosc2/lib/libblosc2.so" && -f "$REF/blosc2/include/blosc2.h" ]] \
+        || { say "wheel did not contain blosc2/lib/libblosc2.so and blosc2/include/blosc2.h"; exit 1; }
+    rm -rf "$dl"
+    touch "$stamp"
+    say "unpacked $(basename "$whl") into $REF"
+fi
+
+# 2. python blosc2
+if "$PY" -c "import blosc2; assert blosc2.__version__ == '$WHEEL_VERSION'" 2>/dev/null; then
+    say "python blosc2 $WHEEL_VERSION already installed"
+else
+    say "pip install blosc2==$WHEEL_VERSION"
+    "$PY" -m pip install --quiet "blosc2==$WHEEL_VERSION"
+fi
+
+# 3. cmake
+if command -v cmake >/dev/null 2>&1 && cmake --version >/dev/null 2>&1; then
+    say "cmake present ($(cmake --version | head -n 1))"
+else
+    say "pip install cmake"
+    "$PY" -m pip install --quiet cmake
+    hash -r
+    command -v cmake >/dev/null 2>&1 || say "WARNING: cmake installed but not on PATH ($("$PY" -m site --user-base 2>/dev/null)/bin?)"
+fi
+
+# 4. pkg-config (tolerate failure)
+if command -v pkg-config >/dev/null 2>&1; then
+    say "pkg-config present"
+else
+    say "installing pkg-config with apt-get"
+    if (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pkg-config) >/dev/null 2>&1; then
+        say "pkg-config installed"
+    else
+        say "WARNING: could not install pkg-config; the pkg-config part of tests/packaging.rs will be skipped"
+    fi
+fi
+exit 0

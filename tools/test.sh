@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# The test command of b2rs (what CI runs through .ci/run).
+#
+#   1. tools/fetch-reference.sh   reference C-Blosc2 3.3.5, python blosc2, cmake, pkg-config
+#   2. cargo build --release
+#   3. cargo test --release --doc, then cargo nextest run --release
+#      (cargo test --release when nextest is not installed)
+#   4. git diff --exit-code -- include/   (generated headers committed and up to date)
+#   5. cargo clippy --all-targets -- -D warnings
+#   6. cargo fmt --check
+#
+# Every step after the build runs even if an earlier one failed; the exit
+# status is non-zero if any step failed.  The tests get B2RS_REF_DIR and
+# B2RS_REF_INCLUDE.  The last line is the test count ("N passed, N failed").
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+REPO="$PWD"
+export B2RS_REF_DIR="${B2RS_REF_DIR:-$REPO/target/reference}"
+export B2RS_REF_INCLUDE="$B2RS_REF_DIR/blosc2/include"
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+# pip may install console scripts (cmake) into the user base
+PATH="$PATH:$(python3 -m site --user-base 2>/dev/null || echo "$HOME/.local")/bin"
+export PATH
+
+LOG_DIR="$REPO/target/test-logs"
+mkdir -p "$LOG_DIR"
+
+declare -a STEP_NAMES=() STEP_TIMES=() STEP_RESULTS=()
+failed=0
+
+step() { # name command...
+    local name="$1"
+    shift
+    echo
+    echo "=== $name: $*"
+    local t0=$SECONDS
+    "$@"
+    local rc=$?
+    local dt=$((SECONDS - t0))
+    STEP_NAMES+=("$name")
+    STEP_TIMES+=("$dt")
+    if [[ $rc -eq 0 ]]; then
+        STEP_RESULTS+=("ok")
+    else
+        STEP_RESULTS+=("FAILED (exit $rc)")
+        failed=1
+    fi
+    echo "=== $name: $([[ $rc -eq 0 ]] && echo ok || echo "FAILED (exit $rc)") in ${dt}s"
+    return $rc
+}
+
+summary() {
+    echo
+    echo "=== step times"
+    local i total=0
+    for i in "${!STEP_NAMES[@]}"; do
+        printf '  %-12s %5ss  %s\n' "${STEP_NAMES[$i]}" "${STEP_TIMES[$i]}" "${STEP_RESULTS[$i]}"
+        total=$((total + STEP_TIMES[$i]))
+    done
+    printf '  %-12s %5ss\n' total "$total"
+}
+
+# --- 1. reference and tools
+if ! step fetch bash tools/fetch-reference.sh; then
+    summary
+    echo "tools/test.sh: cannot fetch the reference" >&2
+    exit 1
+fi
+hash -r
+
+# --- 2. build
+if ! step build cargo build --release; then
+    summary
+    echo "tools/test.sh: the release build failed" >&2
+    exit 1
+fi
+
+# --- 3. tests
+run_tests() {
+    local log="$LOG_DIR/tests.log"
+    : > "$log"
+    local rc=0
+    # doctests first (nextest does not run them), so the runner's summary comes last
+    cargo test --release --doc 2>&1 | tee -a "$log" || rc=1
+    if cargo nextest --version >/dev/null 2>&1; then
+        cargo nextest run --release --no-fail-fast 2>&1 | tee -a "$log"
+        [[ ${PIPESTATUS[0]} -eq 0 ]] || rc=1
+    else
+        cargo test --release --no-fail-fast 2>&1 | tee -a "$log"
+        [[ ${PIPESTATUS[0]} -eq 0 ]] || rc=1
+    fi
+    return $rc
+}
+step tests run_tests
+
+# the interop ratio tables written by tests/interop.rs
+for f in target/release/interop-summary.txt target/release/interop-vlblocks.txt; do
+    if [[ -f "$f" ]]; then
+        echo
+        echo "=== $f"
+        cat "$f"
+    fi
+done
+
+# --- 4. generated headers committed
+check_headers() {
+    if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+        echo "WARNING: not a git checkout; skipping the check that include/ is committed"
+        return 0
+    fi
+    local rc=0
+    git diff --exit-code --stat -- include/ || rc=1
+    local untracked
+    untracked="$(git ls-files --others --exclude-standard -- include/)"
+    if [[ -n "$untracked" ]]; then
+        echo "untracked generated headers (commit them):"
+        echo "$untracked"
+        rc=1
+    fi
+    [[ $rc -eq 0 ]] && echo "include/ is committed and up to date"
+    return $rc
+}
+step headers check_headers
+
+# --- 5. clippy
+step clippy cargo clippy --all-targets -- -D warnings
+
+# --- 6. formatting
+step fmt cargo fmt --check
+
+summary
+
+# --- closing line: the test count
+log="$LOG_DIR/tests.log"
+passed=0
+nfailed=0
+skipped=0
+if grep -qE '^ *Summary \[' "$log" 2>/dev/null; then
+    line="$(grep -E '^ *Summary \[' "$log" | tail -n 1)"
+    echo "$line"
+    passed="$(sed -nE 's/.* ([0-9]+) passed.*/\1/p' <<<"$line")"
+    nfailed="$(sed -nE 's/.* ([0-9]+) failed.*/\1/p' <<<"$line")"
+    skipped="$(sed -nE 's/.* ([0-9]+) skipped.*/\1/p' <<<"$line")"
+    # doctests
+    while read -r p f; do
+        passed=$((passed + p))
+        nfailed=$((nfailed + f))
+    done < <(sed -nE 's/^test result: [A-Za-z]+\. ([0-9]+) passed; ([0-9]+) failed.*/\1 \2/p' "$log")
+elif [[ -f "$log" ]]; then
+    while read -r p f i; do
+        passed=$((passed + p))
+        nfailed=$((nfailed + f))
+        skipped=$((skipped + i))
+    done < <(sed -nE 's/^test result: [A-Za-z]+\. ([0-9]+) passed; ([0-9]+) failed; ([0-9]+) ignored.*/\1 \2 \3/p' "$log")
+fi
+passed="${passed:-0}"
+nfailed="${nfailed:-0}"
+skipped="${skipped:-0}"
+if [[ $failed -ne 0 ]]; then
+    echo "tools/test.sh: FAILED (see the step times above)"
+fi
+echo "tests: ${passed} passed, ${nfailed} failed, ${skipped} skipped"
+exit $failed

@@ -1757,14 +1757,6 @@ BLOSC_EXPORT void blosc_set_timestamp(blosc_timestamp_t *timestamp);
 
 /* ---- not implemented by b2rs yet (include-parts/pending_blosc2.h) ---- */
 
-/* ---- 1. Blosc1-style API (blosc1_*) ---- */
-
-/* ---- 2. Global init / config / library info ---- */
-
-/* ---- 3. Contexts & cparams/dparams (and default getters) ---- */
-
-/* ---- 4. Chunk compress / decompress / getitem / header inspection ---- */
-
 /* ---- 5. Variable-length-block (VL-blocks) chunks ---- */
 
 BLOSC_EXPORT int blosc2_schunk_get_vlblock(blosc2_schunk *schunk, int64_t nchunk,
@@ -1883,10 +1875,6 @@ BLOSC_EXPORT int blosc2_vlmeta_get_names(blosc2_schunk *schunk, char **names);
 BLOSC_EXPORT int blosc2_register_io_cb(const blosc2_io_cb *io);
 
 BLOSC_EXPORT blosc2_io_cb *blosc2_get_io_cb(uint8_t id);
-
-/* ---- 11. Plugins: user codecs / filters / tuners ---- */
-
-/* ---- 13. Misc utilities (timing, index math, raw shuffles, header-private helpers) ---- */
 
 /* ---- end ---- */
 

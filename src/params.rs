@@ -121,6 +121,9 @@ pub struct CParams {
     pub owner: usize,
     /// Instrumented-codec mode (development feature of C-Blosc2; refused).
     pub instr_codec: bool,
+    /// Write the 16-byte Blosc 1.x header layout (C-Blosc2's `BLOSC_BLOSC1_COMPAT`): filters
+    /// recorded as flags, no zero/run streams, no special chunks.
+    pub basic_header: bool,
 }
 
 impl Default for CParams {
@@ -140,6 +143,7 @@ impl Default for CParams {
             nchunk: -1,
             owner: 0,
             instr_codec: false,
+            basic_header: false,
         }
     }
 }

@@ -52,6 +52,7 @@ fn global_cparams(clevel: c_int, doshuffle: c_int, typesize: i32) -> Result<CPar
         p.filters[4] = 3;
     }
     apply_env_cparams(&mut p);
+    p.basic_header = std::env::var_os("BLOSC_BLOSC1_COMPAT").is_some();
     if p.filters[5] == 1 && p.typesize <= 1 {
         p.filters[5] = 0;
     }

@@ -63,6 +63,7 @@ pub(crate) fn cparams_from_c(c: &blosc2_cparams) -> CParams {
         nchunk: -1,
         owner: c.schunk as usize,
         instr_codec: c.instr_codec != 0,
+        basic_header: false,
     }
 }
 

@@ -50,6 +50,7 @@ pub fn check_cparams(p: &CParams) -> Result<()> {
 /// The layout decisions for one chunk.
 struct Plan {
     header: Header,
+    hl: usize,
     typesize: usize,
     blocksize: usize,
     nblocks: usize,
@@ -97,7 +98,17 @@ fn plan(p: &CParams, nbytes: usize) -> Plan {
         blocksize as i64,
     );
     let nblocks = nbytes.div_ceil(blocksize);
-    let mut fl = flags::DOSHUFFLE | flags::DOBITSHUFFLE | (codecs::format_of(p.compcode) << 5);
+    let mut fl = codecs::format_of(p.compcode) << 5;
+    if p.basic_header {
+        if p.filters.contains(&filter_id::SHUFFLE) {
+            fl |= flags::DOSHUFFLE;
+        }
+        if p.filters.contains(&filter_id::BITSHUFFLE) {
+            fl |= flags::DOBITSHUFFLE;
+        }
+    } else {
+        fl |= flags::DOSHUFFLE | flags::DOBITSHUFFLE;
+    }
     if p.filters.contains(&filter_id::DELTA) {
         fl |= flags::DODELTA;
     }
@@ -112,7 +123,7 @@ fn plan(p: &CParams, nbytes: usize) -> Plan {
         nbytes: nbytes as i32,
         blocksize: blocksize as i32,
         cbytes: 0,
-        extended: true,
+        extended: !p.basic_header,
         filters: p.filters,
         udcompcode: p.compcode,
         compcode_meta: p.compcode_meta,
@@ -121,6 +132,7 @@ fn plan(p: &CParams, nbytes: usize) -> Plan {
         blosc2_flags: 0,
     };
     Plan {
+        hl: header.header_len(),
         header,
         typesize: typesize_stored as usize,
         blocksize,
@@ -131,7 +143,8 @@ fn plan(p: &CParams, nbytes: usize) -> Plan {
 
 /// Write a memcpyed chunk; `Ok(0)` if it does not fit.
 fn write_memcpyed(plan: &Plan, data: &[u8], dst: &mut [u8]) -> Result<usize> {
-    let total = EXTENDED_HEADER_LENGTH + data.len();
+    let hl = plan.hl;
+    let total = hl + data.len();
     if dst.len() < total {
         return Ok(0);
     }
@@ -139,8 +152,8 @@ fn write_memcpyed(plan: &Plan, data: &[u8], dst: &mut [u8]) -> Result<usize> {
     h.flags |= flags::MEMCPYED;
     h.blosc2_flags &= !blosc2_flags::USEDICT;
     h.cbytes = total as i32;
-    h.write(&mut dst[..EXTENDED_HEADER_LENGTH]);
-    dst[EXTENDED_HEADER_LENGTH..total].copy_from_slice(data);
+    h.write(&mut dst[..hl]);
+    dst[hl..total].copy_from_slice(data);
     Ok(total)
 }
 
@@ -177,7 +190,7 @@ fn encode_streams(
         if budget < pos + 4 {
             return Ok(None);
         }
-        if let Some(v) = run_value(piece) {
+        if let Some(v) = run_value(piece).filter(|_| !p.basic_header) {
             if v == 0 {
                 out[pos..pos + 4].copy_from_slice(&0i32.to_le_bytes());
                 pos += 4;
@@ -260,7 +273,8 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
     };
     let data: &[u8] = prefiltered.as_deref().unwrap_or(src);
 
-    let header_plus_bstarts = EXTENDED_HEADER_LENGTH + 4 * plan.nblocks;
+    let hl = plan.hl;
+    let header_plus_bstarts = hl + 4 * plan.nblocks;
     if params.clevel == 0 || nbytes < MIN_BUFFERSIZE || header_plus_bstarts > dst.len() {
         return write_memcpyed(&plan, data, dst);
     }
@@ -268,7 +282,7 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
     // Dictionary: filter everything once, then train on samples.
     let mut filtered_all: Option<Vec<u8>> = None;
     let mut dict_bytes: Option<Vec<u8>> = None;
-    if params.use_dict {
+    if params.use_dict && !params.basic_header {
         let filtered = filter_all(params, &plan, data)?;
         dict_bytes = build_dict(params, &plan, &filtered);
         if dict_bytes.is_some() {
@@ -294,7 +308,8 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
         pos += 4 + d.len();
     }
     let mut hdr_bytes = [0u8; EXTENDED_HEADER_LENGTH];
-    header.write(&mut hdr_bytes);
+    header.write(&mut hdr_bytes[..hl]);
+    let hdr_bytes = &hdr_bytes[..hl];
     let with_dict = cdict.is_some();
     let pinfo = PipelineInfo {
         filters: &params.filters,
@@ -303,7 +318,7 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
         version: VERSION_FORMAT_STABLE,
         stream: StreamInfo {
             meta: 0,
-            chunk: &hdr_bytes,
+            chunk: hdr_bytes,
             cparams: Some(params),
             dparams: None,
         },
@@ -330,8 +345,7 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
                     )?,
                 };
                 let nstreams = plan.nstreams(j, with_dict);
-                dst[EXTENDED_HEADER_LENGTH + 4 * j..EXTENDED_HEADER_LENGTH + 4 * j + 4]
-                    .copy_from_slice(&(pos as i32).to_le_bytes());
+                dst[hl + 4 * j..hl + 4 * j + 4].copy_from_slice(&(pos as i32).to_le_bytes());
                 let budget = dst.len() - pos;
                 match encode_streams(
                     codec,
@@ -341,7 +355,7 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
                     &mut dst[pos..],
                     budget,
                     cdict.as_ref(),
-                    &hdr_bytes,
+                    hdr_bytes,
                 )? {
                     None => return Ok(false),
                     Some(n) => {
@@ -387,7 +401,7 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
                     &mut out,
                     budget,
                     cdict.as_ref(),
-                    &hdr_bytes,
+                    hdr_bytes,
                 )?
                 .map(|n| {
                     out.truncate(n);
@@ -414,8 +428,7 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
             if block.len() != 4 * nstreams || block.iter().any(|&b| b != 0) {
                 all_zero_runs = false;
             }
-            dst[EXTENDED_HEADER_LENGTH + 4 * j..EXTENDED_HEADER_LENGTH + 4 * j + 4]
-                .copy_from_slice(&(pos as i32).to_le_bytes());
+            dst[hl + 4 * j..hl + 4 * j + 4].copy_from_slice(&(pos as i32).to_le_bytes());
             dst[pos..pos + block.len()].copy_from_slice(&block);
             pos += block.len();
         }
@@ -426,14 +439,14 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
         // Fall back to a memcpyed chunk of the (prefiltered) input.
         return write_memcpyed(&plan, data, dst);
     }
-    if all_zero_runs && dict_bytes.is_none() {
+    if all_zero_runs && dict_bytes.is_none() && !params.basic_header {
         header.blosc2_flags |= (super::header::Special::Zero as u8) << 4;
         header.cbytes = EXTENDED_HEADER_LENGTH as i32;
         header.write(&mut dst[..EXTENDED_HEADER_LENGTH]);
         return Ok(EXTENDED_HEADER_LENGTH);
     }
     header.cbytes = pos as i32;
-    header.write(&mut dst[..EXTENDED_HEADER_LENGTH]);
+    header.write(&mut dst[..hl]);
     Ok(pos)
 }
 

@@ -123,35 +123,54 @@ unsafe fn net_fwd4(v: [__m256i; 4]) -> [__m256i; 4] {
     [a0, b0, a1, b1]
 }
 
+/// In-lane 8×8 transpose of 16-bit words held in 8 registers.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn transpose_words(r: [__m256i; 8]) -> [__m256i; 8] {
+    let a0 = _mm256_unpacklo_epi16(r[0], r[1]);
+    let a1 = _mm256_unpackhi_epi16(r[0], r[1]);
+    let a2 = _mm256_unpacklo_epi16(r[2], r[3]);
+    let a3 = _mm256_unpackhi_epi16(r[2], r[3]);
+    let a4 = _mm256_unpacklo_epi16(r[4], r[5]);
+    let a5 = _mm256_unpackhi_epi16(r[4], r[5]);
+    let a6 = _mm256_unpacklo_epi16(r[6], r[7]);
+    let a7 = _mm256_unpackhi_epi16(r[6], r[7]);
+    let b0 = _mm256_unpacklo_epi32(a0, a2);
+    let b1 = _mm256_unpackhi_epi32(a0, a2);
+    let b2 = _mm256_unpacklo_epi32(a1, a3);
+    let b3 = _mm256_unpackhi_epi32(a1, a3);
+    let b4 = _mm256_unpacklo_epi32(a4, a6);
+    let b5 = _mm256_unpackhi_epi32(a4, a6);
+    let b6 = _mm256_unpacklo_epi32(a5, a7);
+    let b7 = _mm256_unpackhi_epi32(a5, a7);
+    [
+        _mm256_unpacklo_epi64(b0, b4),
+        _mm256_unpackhi_epi64(b0, b4),
+        _mm256_unpacklo_epi64(b1, b5),
+        _mm256_unpackhi_epi64(b1, b5),
+        _mm256_unpacklo_epi64(b2, b6),
+        _mm256_unpackhi_epi64(b2, b6),
+        _mm256_unpacklo_epi64(b3, b7),
+        _mm256_unpackhi_epi64(b3, b7),
+    ]
+}
+
+/// Each lane's two elements interleaved byte by byte, then an in-lane 8×8 word transpose.
 #[target_feature(enable = "avx2")]
 #[inline]
 unsafe fn net_fwd8(v: [__m256i; 8]) -> [__m256i; 8] {
-    let (e0, o0) = split(v[0], v[1]);
-    let (e1, o1) = split(v[2], v[3]);
-    let (e2, o2) = split(v[4], v[5]);
-    let (e3, o3) = split(v[6], v[7]);
-    let a = net_fwd4([e0, e1, e2, e3]);
-    let b = net_fwd4([o0, o1, o2, o3]);
-    [a[0], b[0], a[1], b[1], a[2], b[2], a[3], b[3]]
+    let mut w = v;
+    for x in w.iter_mut() {
+        *x = _mm256_unpacklo_epi8(*x, _mm256_shuffle_epi32::<0x4E>(*x));
+    }
+    transpose_words(w)
 }
 
+/// In-lane 16×16 byte transpose (its own inverse).
 #[target_feature(enable = "avx2")]
 #[inline]
 unsafe fn net_fwd16(v: [__m256i; 16]) -> [__m256i; 16] {
-    let (e0, o0) = split(v[0], v[1]);
-    let (e1, o1) = split(v[2], v[3]);
-    let (e2, o2) = split(v[4], v[5]);
-    let (e3, o3) = split(v[6], v[7]);
-    let (e4, o4) = split(v[8], v[9]);
-    let (e5, o5) = split(v[10], v[11]);
-    let (e6, o6) = split(v[12], v[13]);
-    let (e7, o7) = split(v[14], v[15]);
-    let a = net_fwd8([e0, e1, e2, e3, e4, e5, e6, e7]);
-    let b = net_fwd8([o0, o1, o2, o3, o4, o5, o6, o7]);
-    [
-        a[0], b[0], a[1], b[1], a[2], b[2], a[3], b[3], a[4], b[4], a[5], b[5], a[6], b[6], a[7],
-        b[7],
-    ]
+    net_inv16(v)
 }
 
 #[target_feature(enable = "avx2")]

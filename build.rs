@@ -57,7 +57,11 @@ const HEADERS: &[Header] = &[
     Header {
         template: "blosc2-stdio.h.in",
         output: "blosc2/blosc2-stdio.h",
-        types: &["blosc2_stdio_file", "blosc2_stdio_params", "blosc2_stdio_mmap"],
+        types: &[
+            "blosc2_stdio_file",
+            "blosc2_stdio_params",
+            "blosc2_stdio_mmap",
+        ],
         functions: Some(Group::Stdio),
         pending: Some("pending_stdio.h"),
     },
@@ -156,6 +160,10 @@ fn main() {
     for p in ["build.rs", "cbindgen.toml", "include-parts", "src/capi"] {
         println!("cargo:rerun-if-changed={p}");
     }
+    // The shared library's SONAME (ELF platforms).
+    if env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os != "macos" && os != "windows") {
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libb2rs.so.0");
+    }
 
     let config = cbindgen::Config::from_file(root.join("cbindgen.toml"))
         .unwrap_or_else(|e| panic!("cbindgen.toml: {e}"));
@@ -166,8 +174,14 @@ fn main() {
     let mut assigned = BTreeSet::new();
     for h in HEADERS {
         for t in h.types {
-            assert!(assigned.insert(*t), "build.rs: {t} is listed for two headers");
-            assert!(declared_types.contains(*t), "build.rs: {t} is not in src/capi/types.rs");
+            assert!(
+                assigned.insert(*t),
+                "build.rs: {t} is listed for two headers"
+            );
+            assert!(
+                declared_types.contains(*t),
+                "build.rs: {t} is not in src/capi/types.rs"
+            );
         }
     }
     for t in &declared_types {
@@ -205,7 +219,10 @@ fn main() {
             let block = match line.trim() {
                 MARK_TYPES => {
                     seen.insert(MARK_TYPES);
-                    section("types generated from src/capi/types.rs", &generate_types(&config, &types_rs, h, &declared_types))
+                    section(
+                        "types generated from src/capi/types.rs",
+                        &generate_types(&config, &types_rs, h, &declared_types),
+                    )
                 }
                 MARK_FUNCTIONS => {
                     seen.insert(MARK_FUNCTIONS);
@@ -217,9 +234,9 @@ fn main() {
                 }
                 MARK_PENDING => {
                     seen.insert(MARK_PENDING);
-                    let pending = h
-                        .pending
-                        .unwrap_or_else(|| panic!("{}: pending marker but no pending file", h.template));
+                    let pending = h.pending.unwrap_or_else(|| {
+                        panic!("{}: pending marker but no pending file", h.template)
+                    });
                     section(
                         &format!("not implemented by b2rs yet (include-parts/{pending})"),
                         &filter_pending(&root.join("include-parts").join(pending), &all_generated),
@@ -289,7 +306,9 @@ fn rust_type_names(src: &str) -> BTreeSet<String> {
 fn base_config(config: &cbindgen::Config, items: Vec<cbindgen::ItemType>) -> cbindgen::Config {
     let mut c = config.clone();
     c.export.item_types = items;
-    c.export.exclude.extend(NOT_EXPORTED.iter().map(|s| s.to_string()));
+    c.export
+        .exclude
+        .extend(NOT_EXPORTED.iter().map(|s| s.to_string()));
     c
 }
 
@@ -304,9 +323,12 @@ fn generate_types(
         vec![cbindgen::ItemType::Structs, cbindgen::ItemType::Typedefs],
     );
     c.export.include = h.types.iter().map(|s| s.to_string()).collect();
-    c.export
-        .exclude
-        .extend(declared.iter().filter(|t| !h.types.contains(&t.as_str())).cloned());
+    c.export.exclude.extend(
+        declared
+            .iter()
+            .filter(|t| !h.types.contains(&t.as_str()))
+            .cloned(),
+    );
     let bindings = cbindgen::Builder::new()
         .with_config(c)
         .with_src(types_rs)
@@ -335,7 +357,13 @@ fn function_sources(capi: &Path, copy_dir: &Path) -> Vec<(Group, PathBuf)> {
     let mut out = Vec::new();
     for file in files {
         let rel = file.strip_prefix(capi).unwrap();
-        let first = rel.components().next().unwrap().as_os_str().to_string_lossy().to_string();
+        let first = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy()
+            .to_string();
         if rel.components().count() == 1 && (first == "types.rs" || first == "consts.rs") {
             continue;
         }
@@ -358,7 +386,9 @@ fn function_sources(capi: &Path, copy_dir: &Path) -> Vec<(Group, PathBuf)> {
 }
 
 fn collect_rs(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else { return };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {

@@ -14,9 +14,13 @@ fn data(kind: u32, n: usize) -> Vec<u8> {
         s
     };
     match kind {
-        0 => (0..n).map(|i| ((i / 4) as u32).to_le_bytes()[i % 4]).collect(),
+        0 => (0..n)
+            .map(|i| ((i / 4) as u32).to_le_bytes()[i % 4])
+            .collect(),
         1 => (0..n).map(|_| next() as u8).collect(),
-        2 => (0..n).map(|i| b"the quick brown fox jumps over "[(i * 7 + (next() % 3) as usize) % 31]).collect(),
+        2 => (0..n)
+            .map(|i| b"the quick brown fox jumps over "[(i * 7 + (next() % 3) as usize) % 31])
+            .collect(),
         _ => vec![0u8; n],
     }
 }
@@ -54,10 +58,21 @@ fn roundtrip(p: &CParams, src: &[u8]) -> usize {
 #[test]
 fn matrix() {
     for &codec in &[0u8, 1, 2, 4, 5] {
-        for filters in [[0u8, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 2], [0, 0, 0, 0, 3, 1]] {
+        for filters in [
+            [0u8, 0, 0, 0, 0, 0],
+            [0, 0, 0, 0, 0, 1],
+            [0, 0, 0, 0, 0, 2],
+            [0, 0, 0, 0, 3, 1],
+        ] {
             for &ts in &[1, 2, 4, 8, 3] {
                 for &clevel in &[0u8, 1, 5, 9] {
-                    for &(kind, n) in &[(0u32, 100_000usize), (1, 5000), (2, 70_001), (3, 1000), (0, 33)] {
+                    for &(kind, n) in &[
+                        (0u32, 100_000usize),
+                        (1, 5000),
+                        (2, 70_001),
+                        (3, 1000),
+                        (0, 33),
+                    ] {
                         if codec == 5 && clevel == 9 && n > 50_000 {
                             continue;
                         }
@@ -80,7 +95,12 @@ fn matrix() {
 fn threads_dicts_splitmodes() {
     let src = data(0, 1 << 20);
     for nthreads in [1i16, 2, 4] {
-        for sm in [SplitMode::Always, SplitMode::Never, SplitMode::Auto, SplitMode::ForwardCompat] {
+        for sm in [
+            SplitMode::Always,
+            SplitMode::Never,
+            SplitMode::Auto,
+            SplitMode::ForwardCompat,
+        ] {
             for codec in [0u8, 1, 5] {
                 let p = CParams {
                     compcode: codec,
@@ -109,7 +129,10 @@ fn threads_dicts_splitmodes() {
 
 #[test]
 fn zeros_become_special() {
-    let p = CParams { typesize: 4, ..CParams::default() };
+    let p = CParams {
+        typesize: 4,
+        ..CParams::default()
+    };
     let src = vec![0u8; 100_000];
     let mut dst = vec![0u8; src.len() + 32];
     let n = chunk::compress(&p, &src, &mut dst).unwrap();
@@ -121,7 +144,10 @@ fn zeros_become_special() {
 fn blosclz_worked_example_header() {
     // CHUNK.md §13: 1 000 000 bytes of int32 ramp, typesize 4, clevel 5, BloscLZ, shuffle.
     let src = data(0, 1_000_000);
-    let p = CParams { typesize: 4, ..CParams::default() };
+    let p = CParams {
+        typesize: 4,
+        ..CParams::default()
+    };
     let mut dst = vec![0u8; src.len() + 32];
     let n = chunk::compress(&p, &src, &mut dst).unwrap();
     assert_eq!(&dst[..4], &[5, 1, 5, 4]);
@@ -135,11 +161,19 @@ fn shared() -> PathBuf {
 }
 
 fn sha256(bytes: &[u8]) -> String {
-    let path = std::env::temp_dir().join(format!("b2rs-sha-{}-{}", std::process::id(), bytes.len()));
+    let path =
+        std::env::temp_dir().join(format!("b2rs-sha-{}-{}", std::process::id(), bytes.len()));
     std::fs::write(&path, bytes).unwrap();
-    let out = Command::new("sha256sum").arg(&path).output().expect("sha256sum");
+    let out = Command::new("sha256sum")
+        .arg(&path)
+        .output()
+        .expect("sha256sum");
     std::fs::remove_file(&path).ok();
-    String::from_utf8_lossy(&out.stdout).split_whitespace().next().unwrap_or("").to_string()
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_string()
 }
 
 const COUNT32: &str = "02e21fa3c89fa7d7b61826918a8bd35d3127827b4ef3f3ee47ade5e64e3c2a80";
@@ -156,7 +190,10 @@ fn compat_cdata_files() {
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
-        if !name.ends_with(".cdata") || name.starts_with("shuffle-") || name.starts_with("bitshuffle-") {
+        if !name.ends_with(".cdata")
+            || name.starts_with("shuffle-")
+            || name.starts_with("bitshuffle-")
+        {
             continue;
         }
         let buf = std::fs::read(&path).unwrap();

@@ -266,7 +266,36 @@ fn headers_compile_as_c_and_cpp() {
     let cpp = have("g++");
     for (include, which) in &sets {
         let inc = format!("-I{}", include.display());
-        let b2rs_h = if *which == "ours" { "-DTEST_B2RS_H" } else { "-UTEST_B2RS_H" };
+        // Each header compiles on its own.
+        let mut alone: Vec<&str> = ALL_HEADERS.to_vec();
+        if *which == "ours" {
+            alone.push("b2rs.h");
+        }
+        for h in alone {
+            let src = dir.join("alone.c");
+            fs::write(
+                &src,
+                format!("#include <{h}>\nint alone(void);\nint alone(void) {{ return 0; }}\n"),
+            )
+            .unwrap();
+            let args = [
+                "-std=c11",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                &inc,
+                "-c",
+                src.to_str().unwrap(),
+                "-o",
+                obj.to_str().unwrap(),
+            ];
+            compile("gcc", &args, &format!("{which} {h} alone"));
+        }
+        let b2rs_h = if *which == "ours" {
+            "-DTEST_B2RS_H"
+        } else {
+            "-UTEST_B2RS_H"
+        };
         for compat in ["-UBLOSC1_COMPAT", "-DBLOSC1_COMPAT"] {
             for opt in ["-O0", "-O2"] {
                 let mut jobs = vec![("gcc", "-std=c11", &c_file)];
@@ -327,63 +356,199 @@ impl IntoValue for &'static CStr {
 }
 
 consts_table!(
-    BLOSC2_VERSION_MAJOR, BLOSC2_VERSION_MINOR, BLOSC2_VERSION_RELEASE, BLOSC2_VERSION_STRING,
-    BLOSC2_VERSION_DATE, BLOSC1_VERSION_FORMAT_PRE1, BLOSC1_VERSION_FORMAT,
-    BLOSC2_VERSION_FORMAT_ALPHA, BLOSC2_VERSION_FORMAT_BETA1, BLOSC2_VERSION_FORMAT_STABLE,
-    BLOSC2_VERSION_FORMAT_VL_BLOCKS, BLOSC2_VERSION_FORMAT, BLOSC2_VERSION_FRAME_FORMAT_BETA2,
-    BLOSC2_VERSION_FRAME_FORMAT_RC1, BLOSC2_VERSION_FRAME_FORMAT_VL_BLOCKS,
-    BLOSC2_VERSION_FRAME_FORMAT, BLOSC_MIN_HEADER_LENGTH, BLOSC_EXTENDED_HEADER_LENGTH,
-    BLOSC2_MAX_OVERHEAD, BLOSC2_MAX_BUFFERSIZE, BLOSC_MAX_TYPESIZE, BLOSC_MIN_BUFFERSIZE,
-    BLOSC2_DEFINED_TUNER_START, BLOSC2_DEFINED_TUNER_STOP, BLOSC2_GLOBAL_REGISTERED_TUNER_START,
-    BLOSC2_GLOBAL_REGISTERED_TUNER_STOP, BLOSC2_GLOBAL_REGISTERED_TUNERS,
-    BLOSC2_USER_REGISTERED_TUNER_START, BLOSC2_USER_REGISTERED_TUNER_STOP, BLOSC_STUNE,
-    BLOSC_LAST_TUNER, BLOSC_LAST_REGISTERED_TUNE, BLOSC2_DEFINED_FILTERS_START,
-    BLOSC2_DEFINED_FILTERS_STOP, BLOSC2_GLOBAL_REGISTERED_FILTERS_START,
-    BLOSC2_GLOBAL_REGISTERED_FILTERS_STOP, BLOSC2_GLOBAL_REGISTERED_FILTERS,
-    BLOSC2_USER_REGISTERED_FILTERS_START, BLOSC2_USER_REGISTERED_FILTERS_STOP,
-    BLOSC2_MAX_FILTERS, BLOSC2_MAX_UDFILTERS, BLOSC_NOSHUFFLE, BLOSC_NOFILTER, BLOSC_SHUFFLE,
-    BLOSC_BITSHUFFLE, BLOSC_DELTA, BLOSC_TRUNC_PREC, BLOSC_LAST_FILTER,
-    BLOSC_LAST_REGISTERED_FILTER, BLOSC_DOSHUFFLE, BLOSC_MEMCPYED, BLOSC_DOBITSHUFFLE,
-    BLOSC_DODELTA, BLOSC2_USEDICT, BLOSC2_BIGENDIAN, BLOSC2_INSTR_CODEC, BLOSC2_VL_BLOCKS,
-    BLOSC2_MAXDICTSIZE, BLOSC2_MINUSEFULDICT, BLOSC2_MAXBLOCKSIZE, BLOSC2_MAXTYPESIZE,
-    BLOSC2_DEFINED_CODECS_START, BLOSC2_DEFINED_CODECS_STOP, BLOSC2_GLOBAL_REGISTERED_CODECS_START,
-    BLOSC2_GLOBAL_REGISTERED_CODECS_STOP, BLOSC2_GLOBAL_REGISTERED_CODECS,
-    BLOSC2_USER_REGISTERED_CODECS_START, BLOSC2_USER_REGISTERED_CODECS_STOP, BLOSC_BLOSCLZ,
-    BLOSC_LZ4, BLOSC_LZ4HC, BLOSC_ZLIB, BLOSC_ZSTD, BLOSC_LAST_CODEC, BLOSC_LAST_REGISTERED_CODEC,
-    BLOSC_BLOSCLZ_COMPNAME, BLOSC_LZ4_COMPNAME, BLOSC_LZ4HC_COMPNAME, BLOSC_ZLIB_COMPNAME,
-    BLOSC_ZSTD_COMPNAME, BLOSC_BLOSCLZ_LIB, BLOSC_LZ4_LIB, BLOSC_ZLIB_LIB, BLOSC_ZSTD_LIB,
-    BLOSC_UDCODEC_LIB, BLOSC_SCHUNK_LIB, BLOSC_BLOSCLZ_LIBNAME, BLOSC_LZ4_LIBNAME,
-    BLOSC_ZLIB_LIBNAME, BLOSC_ZSTD_LIBNAME, BLOSC_BLOSCLZ_FORMAT, BLOSC_LZ4_FORMAT,
-    BLOSC_LZ4HC_FORMAT, BLOSC_ZLIB_FORMAT, BLOSC_ZSTD_FORMAT, BLOSC_UDCODEC_FORMAT,
-    BLOSC_BLOSCLZ_VERSION_FORMAT, BLOSC_LZ4_VERSION_FORMAT, BLOSC_LZ4HC_VERSION_FORMAT,
-    BLOSC_ZLIB_VERSION_FORMAT, BLOSC_ZSTD_VERSION_FORMAT, BLOSC_UDCODEC_VERSION_FORMAT,
-    BLOSC_ALWAYS_SPLIT, BLOSC_NEVER_SPLIT, BLOSC_AUTO_SPLIT, BLOSC_FORWARD_COMPAT_SPLIT,
-    BLOSC2_CHUNK_VERSION, BLOSC2_CHUNK_VERSIONLZ, BLOSC2_CHUNK_FLAGS, BLOSC2_CHUNK_TYPESIZE,
-    BLOSC2_CHUNK_NBYTES, BLOSC2_CHUNK_BLOCKSIZE, BLOSC2_CHUNK_CBYTES, BLOSC2_CHUNK_FILTER_CODES,
-    BLOSC2_CHUNK_FILTER_META, BLOSC2_CHUNK_BLOSC2_FLAGS2, BLOSC2_CHUNK_BLOSC2_FLAGS,
-    BLOSC2_NO_SPECIAL, BLOSC2_SPECIAL_ZERO, BLOSC2_SPECIAL_NAN, BLOSC2_SPECIAL_VALUE,
-    BLOSC2_SPECIAL_UNINIT, BLOSC2_SPECIAL_LASTID, BLOSC2_SPECIAL_MASK, BLOSC2_ERROR_SUCCESS,
-    BLOSC2_ERROR_FAILURE, BLOSC2_ERROR_STREAM, BLOSC2_ERROR_DATA, BLOSC2_ERROR_MEMORY_ALLOC,
-    BLOSC2_ERROR_READ_BUFFER, BLOSC2_ERROR_WRITE_BUFFER, BLOSC2_ERROR_CODEC_SUPPORT,
-    BLOSC2_ERROR_CODEC_PARAM, BLOSC2_ERROR_CODEC_DICT, BLOSC2_ERROR_VERSION_SUPPORT,
-    BLOSC2_ERROR_INVALID_HEADER, BLOSC2_ERROR_INVALID_PARAM, BLOSC2_ERROR_FILE_READ,
-    BLOSC2_ERROR_FILE_WRITE, BLOSC2_ERROR_FILE_OPEN, BLOSC2_ERROR_NOT_FOUND,
-    BLOSC2_ERROR_RUN_LENGTH, BLOSC2_ERROR_FILTER_PIPELINE, BLOSC2_ERROR_CHUNK_INSERT,
-    BLOSC2_ERROR_CHUNK_APPEND, BLOSC2_ERROR_CHUNK_UPDATE, BLOSC2_ERROR_2GB_LIMIT,
-    BLOSC2_ERROR_SCHUNK_COPY, BLOSC2_ERROR_FRAME_TYPE, BLOSC2_ERROR_FILE_TRUNCATE,
-    BLOSC2_ERROR_THREAD_CREATE, BLOSC2_ERROR_POSTFILTER, BLOSC2_ERROR_FRAME_SPECIAL,
-    BLOSC2_ERROR_SCHUNK_SPECIAL, BLOSC2_ERROR_PLUGIN_IO, BLOSC2_ERROR_FILE_REMOVE,
-    BLOSC2_ERROR_NULL_POINTER, BLOSC2_ERROR_INVALID_INDEX, BLOSC2_ERROR_METALAYER_NOT_FOUND,
-    BLOSC2_ERROR_MAX_BUFSIZE_EXCEEDED, BLOSC2_ERROR_TUNER, BLOSC2_ERROR_LOCK,
-    BLOSC2_IO_FILESYSTEM, BLOSC2_IO_FILESYSTEM_MMAP, BLOSC_IO_LAST_BLOSC_DEFINED,
-    BLOSC_IO_LAST_REGISTERED, BLOSC2_IO_BLOSC_DEFINED, BLOSC2_IO_REGISTERED,
-    BLOSC2_IO_USER_DEFINED, BLOSC2_MAX_METALAYERS, BLOSC2_METALAYER_NAME_MAXLEN,
-    BLOSC2_MAX_VLMETALAYERS, BLOSC2_VLMETALAYERS_NAME_MAXLEN, BLOSC_CODEC_NDLZ,
-    BLOSC_CODEC_ZFP_FIXED_ACCURACY, BLOSC_CODEC_ZFP_FIXED_PRECISION, BLOSC_CODEC_ZFP_FIXED_RATE,
-    BLOSC_CODEC_OPENHTJ2K, BLOSC_CODEC_GROK, BLOSC_CODEC_OPENZL, BLOSC_CODEC_J2K,
-    BLOSC_CODEC_HTJ2K, BLOSC_FILTER_NDCELL, BLOSC_FILTER_NDMEAN, BLOSC_FILTER_BYTEDELTA_BUGGY,
-    BLOSC_FILTER_BYTEDELTA, BLOSC_FILTER_INT_TRUNC, BLOSC_BTUNE, B2ND_METALAYER_VERSION,
-    B2ND_MAX_DIM, B2ND_MAX_METALAYERS, DTYPE_NUMPY_FORMAT, B2ND_DEFAULT_DTYPE,
+    BLOSC2_VERSION_MAJOR,
+    BLOSC2_VERSION_MINOR,
+    BLOSC2_VERSION_RELEASE,
+    BLOSC2_VERSION_STRING,
+    BLOSC2_VERSION_DATE,
+    BLOSC1_VERSION_FORMAT_PRE1,
+    BLOSC1_VERSION_FORMAT,
+    BLOSC2_VERSION_FORMAT_ALPHA,
+    BLOSC2_VERSION_FORMAT_BETA1,
+    BLOSC2_VERSION_FORMAT_STABLE,
+    BLOSC2_VERSION_FORMAT_VL_BLOCKS,
+    BLOSC2_VERSION_FORMAT,
+    BLOSC2_VERSION_FRAME_FORMAT_BETA2,
+    BLOSC2_VERSION_FRAME_FORMAT_RC1,
+    BLOSC2_VERSION_FRAME_FORMAT_VL_BLOCKS,
+    BLOSC2_VERSION_FRAME_FORMAT,
+    BLOSC_MIN_HEADER_LENGTH,
+    BLOSC_EXTENDED_HEADER_LENGTH,
+    BLOSC2_MAX_OVERHEAD,
+    BLOSC2_MAX_BUFFERSIZE,
+    BLOSC_MAX_TYPESIZE,
+    BLOSC_MIN_BUFFERSIZE,
+    BLOSC2_DEFINED_TUNER_START,
+    BLOSC2_DEFINED_TUNER_STOP,
+    BLOSC2_GLOBAL_REGISTERED_TUNER_START,
+    BLOSC2_GLOBAL_REGISTERED_TUNER_STOP,
+    BLOSC2_GLOBAL_REGISTERED_TUNERS,
+    BLOSC2_USER_REGISTERED_TUNER_START,
+    BLOSC2_USER_REGISTERED_TUNER_STOP,
+    BLOSC_STUNE,
+    BLOSC_LAST_TUNER,
+    BLOSC_LAST_REGISTERED_TUNE,
+    BLOSC2_DEFINED_FILTERS_START,
+    BLOSC2_DEFINED_FILTERS_STOP,
+    BLOSC2_GLOBAL_REGISTERED_FILTERS_START,
+    BLOSC2_GLOBAL_REGISTERED_FILTERS_STOP,
+    BLOSC2_GLOBAL_REGISTERED_FILTERS,
+    BLOSC2_USER_REGISTERED_FILTERS_START,
+    BLOSC2_USER_REGISTERED_FILTERS_STOP,
+    BLOSC2_MAX_FILTERS,
+    BLOSC2_MAX_UDFILTERS,
+    BLOSC_NOSHUFFLE,
+    BLOSC_NOFILTER,
+    BLOSC_SHUFFLE,
+    BLOSC_BITSHUFFLE,
+    BLOSC_DELTA,
+    BLOSC_TRUNC_PREC,
+    BLOSC_LAST_FILTER,
+    BLOSC_LAST_REGISTERED_FILTER,
+    BLOSC_DOSHUFFLE,
+    BLOSC_MEMCPYED,
+    BLOSC_DOBITSHUFFLE,
+    BLOSC_DODELTA,
+    BLOSC2_USEDICT,
+    BLOSC2_BIGENDIAN,
+    BLOSC2_INSTR_CODEC,
+    BLOSC2_VL_BLOCKS,
+    BLOSC2_MAXDICTSIZE,
+    BLOSC2_MINUSEFULDICT,
+    BLOSC2_MAXBLOCKSIZE,
+    BLOSC2_MAXTYPESIZE,
+    BLOSC2_DEFINED_CODECS_START,
+    BLOSC2_DEFINED_CODECS_STOP,
+    BLOSC2_GLOBAL_REGISTERED_CODECS_START,
+    BLOSC2_GLOBAL_REGISTERED_CODECS_STOP,
+    BLOSC2_GLOBAL_REGISTERED_CODECS,
+    BLOSC2_USER_REGISTERED_CODECS_START,
+    BLOSC2_USER_REGISTERED_CODECS_STOP,
+    BLOSC_BLOSCLZ,
+    BLOSC_LZ4,
+    BLOSC_LZ4HC,
+    BLOSC_ZLIB,
+    BLOSC_ZSTD,
+    BLOSC_LAST_CODEC,
+    BLOSC_LAST_REGISTERED_CODEC,
+    BLOSC_BLOSCLZ_COMPNAME,
+    BLOSC_LZ4_COMPNAME,
+    BLOSC_LZ4HC_COMPNAME,
+    BLOSC_ZLIB_COMPNAME,
+    BLOSC_ZSTD_COMPNAME,
+    BLOSC_BLOSCLZ_LIB,
+    BLOSC_LZ4_LIB,
+    BLOSC_ZLIB_LIB,
+    BLOSC_ZSTD_LIB,
+    BLOSC_UDCODEC_LIB,
+    BLOSC_SCHUNK_LIB,
+    BLOSC_BLOSCLZ_LIBNAME,
+    BLOSC_LZ4_LIBNAME,
+    BLOSC_ZLIB_LIBNAME,
+    BLOSC_ZSTD_LIBNAME,
+    BLOSC_BLOSCLZ_FORMAT,
+    BLOSC_LZ4_FORMAT,
+    BLOSC_LZ4HC_FORMAT,
+    BLOSC_ZLIB_FORMAT,
+    BLOSC_ZSTD_FORMAT,
+    BLOSC_UDCODEC_FORMAT,
+    BLOSC_BLOSCLZ_VERSION_FORMAT,
+    BLOSC_LZ4_VERSION_FORMAT,
+    BLOSC_LZ4HC_VERSION_FORMAT,
+    BLOSC_ZLIB_VERSION_FORMAT,
+    BLOSC_ZSTD_VERSION_FORMAT,
+    BLOSC_UDCODEC_VERSION_FORMAT,
+    BLOSC_ALWAYS_SPLIT,
+    BLOSC_NEVER_SPLIT,
+    BLOSC_AUTO_SPLIT,
+    BLOSC_FORWARD_COMPAT_SPLIT,
+    BLOSC2_CHUNK_VERSION,
+    BLOSC2_CHUNK_VERSIONLZ,
+    BLOSC2_CHUNK_FLAGS,
+    BLOSC2_CHUNK_TYPESIZE,
+    BLOSC2_CHUNK_NBYTES,
+    BLOSC2_CHUNK_BLOCKSIZE,
+    BLOSC2_CHUNK_CBYTES,
+    BLOSC2_CHUNK_FILTER_CODES,
+    BLOSC2_CHUNK_FILTER_META,
+    BLOSC2_CHUNK_BLOSC2_FLAGS2,
+    BLOSC2_CHUNK_BLOSC2_FLAGS,
+    BLOSC2_NO_SPECIAL,
+    BLOSC2_SPECIAL_ZERO,
+    BLOSC2_SPECIAL_NAN,
+    BLOSC2_SPECIAL_VALUE,
+    BLOSC2_SPECIAL_UNINIT,
+    BLOSC2_SPECIAL_LASTID,
+    BLOSC2_SPECIAL_MASK,
+    BLOSC2_ERROR_SUCCESS,
+    BLOSC2_ERROR_FAILURE,
+    BLOSC2_ERROR_STREAM,
+    BLOSC2_ERROR_DATA,
+    BLOSC2_ERROR_MEMORY_ALLOC,
+    BLOSC2_ERROR_READ_BUFFER,
+    BLOSC2_ERROR_WRITE_BUFFER,
+    BLOSC2_ERROR_CODEC_SUPPORT,
+    BLOSC2_ERROR_CODEC_PARAM,
+    BLOSC2_ERROR_CODEC_DICT,
+    BLOSC2_ERROR_VERSION_SUPPORT,
+    BLOSC2_ERROR_INVALID_HEADER,
+    BLOSC2_ERROR_INVALID_PARAM,
+    BLOSC2_ERROR_FILE_READ,
+    BLOSC2_ERROR_FILE_WRITE,
+    BLOSC2_ERROR_FILE_OPEN,
+    BLOSC2_ERROR_NOT_FOUND,
+    BLOSC2_ERROR_RUN_LENGTH,
+    BLOSC2_ERROR_FILTER_PIPELINE,
+    BLOSC2_ERROR_CHUNK_INSERT,
+    BLOSC2_ERROR_CHUNK_APPEND,
+    BLOSC2_ERROR_CHUNK_UPDATE,
+    BLOSC2_ERROR_2GB_LIMIT,
+    BLOSC2_ERROR_SCHUNK_COPY,
+    BLOSC2_ERROR_FRAME_TYPE,
+    BLOSC2_ERROR_FILE_TRUNCATE,
+    BLOSC2_ERROR_THREAD_CREATE,
+    BLOSC2_ERROR_POSTFILTER,
+    BLOSC2_ERROR_FRAME_SPECIAL,
+    BLOSC2_ERROR_SCHUNK_SPECIAL,
+    BLOSC2_ERROR_PLUGIN_IO,
+    BLOSC2_ERROR_FILE_REMOVE,
+    BLOSC2_ERROR_NULL_POINTER,
+    BLOSC2_ERROR_INVALID_INDEX,
+    BLOSC2_ERROR_METALAYER_NOT_FOUND,
+    BLOSC2_ERROR_MAX_BUFSIZE_EXCEEDED,
+    BLOSC2_ERROR_TUNER,
+    BLOSC2_ERROR_LOCK,
+    BLOSC2_IO_FILESYSTEM,
+    BLOSC2_IO_FILESYSTEM_MMAP,
+    BLOSC_IO_LAST_BLOSC_DEFINED,
+    BLOSC_IO_LAST_REGISTERED,
+    BLOSC2_IO_BLOSC_DEFINED,
+    BLOSC2_IO_REGISTERED,
+    BLOSC2_IO_USER_DEFINED,
+    BLOSC2_MAX_METALAYERS,
+    BLOSC2_METALAYER_NAME_MAXLEN,
+    BLOSC2_MAX_VLMETALAYERS,
+    BLOSC2_VLMETALAYERS_NAME_MAXLEN,
+    BLOSC_CODEC_NDLZ,
+    BLOSC_CODEC_ZFP_FIXED_ACCURACY,
+    BLOSC_CODEC_ZFP_FIXED_PRECISION,
+    BLOSC_CODEC_ZFP_FIXED_RATE,
+    BLOSC_CODEC_OPENHTJ2K,
+    BLOSC_CODEC_GROK,
+    BLOSC_CODEC_OPENZL,
+    BLOSC_CODEC_J2K,
+    BLOSC_CODEC_HTJ2K,
+    BLOSC_FILTER_NDCELL,
+    BLOSC_FILTER_NDMEAN,
+    BLOSC_FILTER_BYTEDELTA_BUGGY,
+    BLOSC_FILTER_BYTEDELTA,
+    BLOSC_FILTER_INT_TRUNC,
+    BLOSC_BTUNE,
+    B2ND_METALAYER_VERSION,
+    B2ND_MAX_DIM,
+    B2ND_MAX_METALAYERS,
+    DTYPE_NUMPY_FORMAT,
+    B2ND_DEFAULT_DTYPE,
     B2ND_DEFAULT_DTYPE_FORMAT,
 );
 
@@ -401,16 +566,46 @@ const COMPAT_ALIASES: &[(&str, &str)] = &[
 /// The constants C-Blosc2 puts under `#ifndef BLOSC_H`, because Blosc 1's `blosc.h` defines them
 /// too (as macros).
 const BLOSC_H_GUARDED: &[&str] = &[
-    "BLOSC_MIN_HEADER_LENGTH", "BLOSC_MAX_TYPESIZE", "BLOSC_NOSHUFFLE", "BLOSC_NOFILTER",
-    "BLOSC_SHUFFLE", "BLOSC_BITSHUFFLE", "BLOSC_DOSHUFFLE", "BLOSC_MEMCPYED",
-    "BLOSC_DOBITSHUFFLE", "BLOSC_BLOSCLZ", "BLOSC_LZ4", "BLOSC_LZ4HC", "BLOSC_ZLIB", "BLOSC_ZSTD",
-    "BLOSC_BLOSCLZ_COMPNAME", "BLOSC_LZ4_COMPNAME", "BLOSC_LZ4HC_COMPNAME", "BLOSC_ZLIB_COMPNAME",
-    "BLOSC_ZSTD_COMPNAME", "BLOSC_BLOSCLZ_LIB", "BLOSC_LZ4_LIB", "BLOSC_ZLIB_LIB",
-    "BLOSC_ZSTD_LIB", "BLOSC_BLOSCLZ_LIBNAME", "BLOSC_LZ4_LIBNAME", "BLOSC_ZLIB_LIBNAME",
-    "BLOSC_ZSTD_LIBNAME", "BLOSC_BLOSCLZ_FORMAT", "BLOSC_LZ4_FORMAT", "BLOSC_LZ4HC_FORMAT",
-    "BLOSC_ZLIB_FORMAT", "BLOSC_ZSTD_FORMAT", "BLOSC_BLOSCLZ_VERSION_FORMAT",
-    "BLOSC_LZ4_VERSION_FORMAT", "BLOSC_LZ4HC_VERSION_FORMAT", "BLOSC_ZLIB_VERSION_FORMAT",
-    "BLOSC_ZSTD_VERSION_FORMAT", "BLOSC_ALWAYS_SPLIT", "BLOSC_NEVER_SPLIT", "BLOSC_AUTO_SPLIT",
+    "BLOSC_MIN_HEADER_LENGTH",
+    "BLOSC_MAX_TYPESIZE",
+    "BLOSC_NOSHUFFLE",
+    "BLOSC_NOFILTER",
+    "BLOSC_SHUFFLE",
+    "BLOSC_BITSHUFFLE",
+    "BLOSC_DOSHUFFLE",
+    "BLOSC_MEMCPYED",
+    "BLOSC_DOBITSHUFFLE",
+    "BLOSC_BLOSCLZ",
+    "BLOSC_LZ4",
+    "BLOSC_LZ4HC",
+    "BLOSC_ZLIB",
+    "BLOSC_ZSTD",
+    "BLOSC_BLOSCLZ_COMPNAME",
+    "BLOSC_LZ4_COMPNAME",
+    "BLOSC_LZ4HC_COMPNAME",
+    "BLOSC_ZLIB_COMPNAME",
+    "BLOSC_ZSTD_COMPNAME",
+    "BLOSC_BLOSCLZ_LIB",
+    "BLOSC_LZ4_LIB",
+    "BLOSC_ZLIB_LIB",
+    "BLOSC_ZSTD_LIB",
+    "BLOSC_BLOSCLZ_LIBNAME",
+    "BLOSC_LZ4_LIBNAME",
+    "BLOSC_ZLIB_LIBNAME",
+    "BLOSC_ZSTD_LIBNAME",
+    "BLOSC_BLOSCLZ_FORMAT",
+    "BLOSC_LZ4_FORMAT",
+    "BLOSC_LZ4HC_FORMAT",
+    "BLOSC_ZLIB_FORMAT",
+    "BLOSC_ZSTD_FORMAT",
+    "BLOSC_BLOSCLZ_VERSION_FORMAT",
+    "BLOSC_LZ4_VERSION_FORMAT",
+    "BLOSC_LZ4HC_VERSION_FORMAT",
+    "BLOSC_ZLIB_VERSION_FORMAT",
+    "BLOSC_ZSTD_VERSION_FORMAT",
+    "BLOSC_ALWAYS_SPLIT",
+    "BLOSC_NEVER_SPLIT",
+    "BLOSC_AUTO_SPLIT",
     "BLOSC_FORWARD_COMPAT_SPLIT",
 ];
 
@@ -430,7 +625,9 @@ fn constants_program(table: &[(&str, Value)]) -> String {
         if is_str {
             p.push_str(&format!("  printf(\"{name}\\t\\\"%s\\\"\\n\", {name});\n"));
         } else {
-            p.push_str(&format!("  printf(\"{name}\\t%lld\\n\", (long long)({name}));\n"));
+            p.push_str(&format!(
+                "  printf(\"{name}\\t%lld\\n\", (long long)({name}));\n"
+            ));
         }
     };
     for (name, v) in table {
@@ -474,7 +671,10 @@ fn constants_match() {
         };
     }
     let rust: BTreeMap<&str, String> = table.iter().map(|(n, v)| (*n, value_text(v))).collect();
-    let missing: Vec<&&str> = reference.keys().filter(|k| !rust.contains_key(*k)).collect();
+    let missing: Vec<&&str> = reference
+        .keys()
+        .filter(|k| !rust.contains_key(*k))
+        .collect();
     assert!(missing.is_empty(), "consts.rs lacks {missing:?}");
     for (name, want) in &reference {
         assert_eq!(&rust[name], want, "consts.rs {name}");
@@ -487,7 +687,12 @@ fn constants_match() {
     let dir = work_dir("constants");
     let src = dir.join("constants.c");
     fs::write(&src, constants_program(&table)).unwrap();
-    let ours = run_c(&src, &include_dir(), &["-DBLOSC1_COMPAT"], &dir.join("ours"));
+    let ours = run_c(
+        &src,
+        &include_dir(),
+        &["-DBLOSC1_COMPAT"],
+        &dir.join("ours"),
+    );
     let mut expected = String::new();
     for (name, v) in &table {
         expected.push_str(&format!("{name}\t{}\n", value_text(v)));
@@ -532,7 +737,17 @@ fn constants_match() {
         let obj = dir.join("after_blosc_h.o");
         compile(
             "gcc",
-            &["-std=c11", "-Wall", "-Wextra", "-Werror", &inc, "-c", src.to_str().unwrap(), "-o", obj.to_str().unwrap()],
+            &[
+                "-std=c11",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                &inc,
+                "-c",
+                src.to_str().unwrap(),
+                "-o",
+                obj.to_str().unwrap(),
+            ],
             &format!("blosc.h guards ({})", include.display()),
         );
     }
@@ -638,7 +853,8 @@ fn declared_functions(header: &str) -> Vec<(String, Decl)> {
                     extern_blocks -= 1;
                 } else {
                     depth -= 1;
-                    if depth == 0 && stmt.contains('(') && !stmt.trim_start().starts_with("typedef") {
+                    if depth == 0 && stmt.contains('(') && !stmt.trim_start().starts_with("typedef")
+                    {
                         finish_statement(&stmt, true, &mut found);
                         stmt.clear();
                     }
@@ -709,9 +925,15 @@ fn api_md_functions(shared: &Path) -> Vec<(String, String, String)> {
     let md = fs::read_to_string(shared.join("API.md")).unwrap();
     let mut out = Vec::new();
     for line in md.lines() {
-        let Some(rest) = line.strip_prefix("| `") else { continue };
-        let Some((name, rest)) = rest.split_once("` | `") else { continue };
-        let Some((cell, _)) = rest.split_once("` |") else { continue };
+        let Some(rest) = line.strip_prefix("| `") else {
+            continue;
+        };
+        let Some((name, rest)) = rest.split_once("` | `") else {
+            continue;
+        };
+        let Some((cell, _)) = rest.split_once("` |") else {
+            continue;
+        };
         let (signature, header) = match cell.rsplit_once(";  *(") {
             Some((sig, h)) => (format!("{sig};"), h.trim_end_matches(")*").to_string()),
             None => (cell.to_string(), "blosc2.h".to_string()),
@@ -737,7 +959,9 @@ fn headers_in(dir: &Path, rel: &Path, out: &mut Vec<(String, PathBuf)>) {
 
 /// Names of the `pub [unsafe] extern "C" fn` of the Rust files under `dir`.
 fn exported_rust_functions(dir: &Path, out: &mut BTreeMap<String, PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else { return };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
     for e in entries.flatten() {
         let p = e.path();
         if p.is_dir() {
@@ -801,9 +1025,13 @@ fn every_function_declared_once() {
     }
     for (name, header) in &expected {
         match declared.get(name).map(Vec::as_slice) {
-            None | Some([]) => errors.push(format!("{name} is not declared (expected in {header})")),
+            None | Some([]) => {
+                errors.push(format!("{name} is not declared (expected in {header})"))
+            }
             Some([h]) if h == header => {}
-            Some([h]) => errors.push(format!("{name} is declared in {h}, C-Blosc2 has it in {header}")),
+            Some([h]) => errors.push(format!(
+                "{name} is declared in {h}, C-Blosc2 has it in {header}"
+            )),
             Some(hs) => errors.push(format!("{name} is declared {} times: {hs:?}", hs.len())),
         }
     }
@@ -871,7 +1099,11 @@ fn signatures_match_reference() {
         .into_iter()
         .map(|(_, _, sig)| sig)
         .collect();
-    assert!(prototypes.len() >= 172, "API.md: {} signatures", prototypes.len());
+    assert!(
+        prototypes.len() >= 172,
+        "API.md: {} signatures",
+        prototypes.len()
+    );
     let reference = ref_include();
     if let Some(r) = &reference {
         let from_ref = reference_prototypes(r);
@@ -894,7 +1126,17 @@ fn signatures_match_reference() {
     let obj = dir.join("signatures.o");
     compile(
         "gcc",
-        &["-std=c11", "-Wall", "-Wextra", "-Werror", &inc, "-c", src.to_str().unwrap(), "-o", obj.to_str().unwrap()],
+        &[
+            "-std=c11",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            &inc,
+            "-c",
+            src.to_str().unwrap(),
+            "-o",
+            obj.to_str().unwrap(),
+        ],
         "redeclaring every function with the C-Blosc2 prototype",
     );
 }

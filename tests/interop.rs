@@ -964,10 +964,10 @@ fn report(test: &str, fails: &[String], notes: &[String], ncases: usize, started
         eprintln!("note: ... {} more", notes.len() - 40);
     }
     for f in fails.iter().take(300) {
-        eprintln!("FAIL {f}");
+        eprintln!("CASE FAILED: {f}");
     }
     if fails.len() > 300 {
-        eprintln!("FAIL ... {} more", fails.len() - 300);
+        eprintln!("CASE FAILED: ... {} more", fails.len() - 300);
     }
     eprintln!(
         "{test}: {ncases} cases, {} failures, {:.1}s",
@@ -1046,7 +1046,6 @@ fn roundtrip_matrix() {
         let _ = writeln!(summary, "  {g:<10} {n:>5} {f:>5} {d:>5}");
     }
     eprintln!("{summary}");
-    println!("{summary}");
     write_summary("summary", &summary);
     let (sf, notes) = size_failures(&size_rows, &geo);
     fails.extend(sf);
@@ -1556,7 +1555,6 @@ fn vlblock_chunks() {
         &["vl-none", "vl-shuffle", "vl-dict"],
     );
     eprintln!("{table}");
-    println!("{table}");
     write_summary("vlblocks", &table);
     let (sf, notes) = size_failures(&size_rows, &geo);
     fails.extend(sf);

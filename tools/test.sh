@@ -80,6 +80,7 @@ fi
 run_tests() {
     local log="$LOG_DIR/tests.log"
     : > "$log"
+    rm -f target/release/interop-*.txt
     local rc=0
     # doctests first (nextest does not run them), so the runner's summary comes last
     cargo test --release --doc 2>&1 | tee -a "$log" || rc=1

@@ -149,7 +149,17 @@ pub unsafe extern "C" fn blosc1_compress(
         let typesize = typesize.min(i32::MAX as usize) as i32;
         let destsize = destsize.min(i32::MAX as usize) as i32;
         // SAFETY: forwarded caller guarantees.
-        unsafe { blosc2_compress(clevel, doshuffle, typesize, src, nbytes as i32, dest, destsize) }
+        unsafe {
+            blosc2_compress(
+                clevel,
+                doshuffle,
+                typesize,
+                src,
+                nbytes as i32,
+                dest,
+                destsize,
+            )
+        }
     })
 }
 
@@ -212,7 +222,12 @@ pub unsafe extern "C" fn blosc1_getitem(
 pub extern "C" fn blosc1_get_compressor() -> *const c_char {
     let mut name: *const c_char = core::ptr::null();
     // SAFETY: `name` is a valid out-pointer.
-    unsafe { super::global::blosc2_compcode_to_compname(COMPRESSOR.load(Ordering::Relaxed) as c_int, &mut name) };
+    unsafe {
+        super::global::blosc2_compcode_to_compname(
+            COMPRESSOR.load(Ordering::Relaxed) as c_int,
+            &mut name,
+        )
+    };
     name
 }
 

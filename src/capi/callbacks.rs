@@ -150,7 +150,10 @@ impl CodecImpl for CCodec {
         let Some(enc) = self.encoder else {
             return crate::Error::CodecSupport.code();
         };
-        let mut cp = info.cparams.map(cparams_to_c).unwrap_or(BLOSC2_CPARAMS_DEFAULTS);
+        let mut cp = info
+            .cparams
+            .map(cparams_to_c)
+            .unwrap_or(BLOSC2_CPARAMS_DEFAULTS);
         // SAFETY: buffers are valid for the stated lengths; `cp` lives for the call.
         unsafe {
             enc(
@@ -169,7 +172,10 @@ impl CodecImpl for CCodec {
         let Some(dec) = self.decoder else {
             return crate::Error::CodecSupport.code();
         };
-        let mut dp = info.dparams.map(dparams_to_c).unwrap_or(BLOSC2_DPARAMS_DEFAULTS);
+        let mut dp = info
+            .dparams
+            .map(dparams_to_c)
+            .unwrap_or(BLOSC2_DPARAMS_DEFAULTS);
         // SAFETY: buffers are valid for the stated lengths; `dp` lives for the call.
         unsafe {
             dec(
@@ -196,24 +202,54 @@ impl FilterImpl for CFilter {
         let Some(f) = self.forward else {
             return crate::Error::FilterPipeline.code();
         };
-        let mut cp = info.cparams.map(cparams_to_c).unwrap_or(BLOSC2_CPARAMS_DEFAULTS);
+        let mut cp = info
+            .cparams
+            .map(cparams_to_c)
+            .unwrap_or(BLOSC2_CPARAMS_DEFAULTS);
         // SAFETY: src and dst are valid for `len` bytes each; `cp` lives for the call.
-        unsafe { f(src.as_ptr(), dst.as_mut_ptr(), src.len() as i32, info.meta, &mut cp, id) }
+        unsafe {
+            f(
+                src.as_ptr(),
+                dst.as_mut_ptr(),
+                src.len() as i32,
+                info.meta,
+                &mut cp,
+                id,
+            )
+        }
     }
 
     fn backward(&self, src: &[u8], dst: &mut [u8], info: StreamInfo<'_>, id: u8) -> i32 {
         let Some(f) = self.backward else {
             return crate::Error::FilterPipeline.code();
         };
-        let mut dp = info.dparams.map(dparams_to_c).unwrap_or(BLOSC2_DPARAMS_DEFAULTS);
+        let mut dp = info
+            .dparams
+            .map(dparams_to_c)
+            .unwrap_or(BLOSC2_DPARAMS_DEFAULTS);
         // SAFETY: src and dst are valid for `len` bytes each; `dp` lives for the call.
-        unsafe { f(src.as_ptr(), dst.as_mut_ptr(), src.len() as i32, info.meta, &mut dp, id) }
+        unsafe {
+            f(
+                src.as_ptr(),
+                dst.as_mut_ptr(),
+                src.len() as i32,
+                info.meta,
+                &mut dp,
+                id,
+            )
+        }
     }
 }
 
 /// The application's threads callback (`blosc2_set_threads_callback`) as a core executor.
 pub(crate) struct CExecutor {
-    pub callback: unsafe extern "C" fn(*mut c_void, Option<unsafe extern "C" fn(*mut c_void)>, c_int, usize, *mut c_void),
+    pub callback: unsafe extern "C" fn(
+        *mut c_void,
+        Option<unsafe extern "C" fn(*mut c_void)>,
+        c_int,
+        usize,
+        *mut c_void,
+    ),
     pub data: SendPtr,
 }
 

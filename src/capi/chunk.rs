@@ -114,6 +114,7 @@ fn dparams_of(ctx: Option<&blosc2_context_s>) -> Result<DParams, Error> {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 unsafe fn getitem_impl(
     ctx: Option<&blosc2_context_s>,
     src: *const c_void,
@@ -165,13 +166,7 @@ unsafe fn getitem_impl(
         return Error::NullPointer.code();
     };
     match chunk::getitem_bytes(&dp, s, bstart as usize, blen as usize, d) {
-        Ok(n) => {
-            if items_are_bytes {
-                n as c_int
-            } else {
-                nitems as c_int
-            }
-        }
+        Ok(n) => n as c_int,
         Err(e) => e.code(),
     }
 }
@@ -191,7 +186,16 @@ pub unsafe extern "C" fn blosc2_getitem(
 ) -> c_int {
     // SAFETY: forwarded caller guarantees.
     guard(fail(), || unsafe {
-        getitem_impl(None, src, srcsize, start as i64, nitems as i64, false, dest, destsize)
+        getitem_impl(
+            None,
+            src,
+            srcsize,
+            start as i64,
+            nitems as i64,
+            false,
+            dest,
+            destsize,
+        )
     })
 }
 
@@ -216,7 +220,16 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
         };
         // SAFETY: forwarded caller guarantees.
         unsafe {
-            getitem_impl(Some(ctx), src, srcsize, start as i64, nitems as i64, false, dest, destsize)
+            getitem_impl(
+                Some(ctx),
+                src,
+                srcsize,
+                start as i64,
+                nitems as i64,
+                false,
+                dest,
+                destsize,
+            )
         }
     })
 }
@@ -242,7 +255,16 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
         };
         // SAFETY: forwarded caller guarantees.
         unsafe {
-            getitem_impl(Some(ctx), src, srcsize, start as i64, nbytes as i64, true, dest, destsize)
+            getitem_impl(
+                Some(ctx),
+                src,
+                srcsize,
+                start as i64,
+                nbytes as i64,
+                true,
+                dest,
+                destsize,
+            )
         }
     })
 }
@@ -422,7 +444,10 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
         let n = nblocks as usize;
         // SAFETY: the caller guarantees `nblocks` entries in both arrays.
         let (ptrs, sizes) = unsafe {
-            (core::slice::from_raw_parts(srcs, n), core::slice::from_raw_parts(srcsizes, n))
+            (
+                core::slice::from_raw_parts(srcs, n),
+                core::slice::from_raw_parts(srcsizes, n),
+            )
         };
         let mut blocks = Vec::with_capacity(n);
         for (&ptr, &size) in ptrs.iter().zip(sizes) {
@@ -642,7 +667,14 @@ pub unsafe extern "C" fn blosc2_chunk_zeros(
 ) -> c_int {
     // SAFETY: forwarded caller guarantees.
     guard(fail(), || unsafe {
-        special_impl(&cparams, Special::Zero, nbytes, core::ptr::null(), dest, destsize)
+        special_impl(
+            &cparams,
+            Special::Zero,
+            nbytes,
+            core::ptr::null(),
+            dest,
+            destsize,
+        )
     })
 }
 
@@ -659,7 +691,14 @@ pub unsafe extern "C" fn blosc2_chunk_nans(
 ) -> c_int {
     // SAFETY: forwarded caller guarantees.
     guard(fail(), || unsafe {
-        special_impl(&cparams, Special::Nan, nbytes, core::ptr::null(), dest, destsize)
+        special_impl(
+            &cparams,
+            Special::Nan,
+            nbytes,
+            core::ptr::null(),
+            dest,
+            destsize,
+        )
     })
 }
 
@@ -676,7 +715,14 @@ pub unsafe extern "C" fn blosc2_chunk_uninit(
 ) -> c_int {
     // SAFETY: forwarded caller guarantees.
     guard(fail(), || unsafe {
-        special_impl(&cparams, Special::Uninit, nbytes, core::ptr::null(), dest, destsize)
+        special_impl(
+            &cparams,
+            Special::Uninit,
+            nbytes,
+            core::ptr::null(),
+            dest,
+            destsize,
+        )
     })
 }
 
@@ -697,4 +743,3 @@ pub unsafe extern "C" fn blosc2_chunk_repeatval(
         special_impl(&cparams, Special::Value, nbytes, repeatval, dest, destsize)
     })
 }
-

@@ -1039,7 +1039,11 @@ mod tests {
                 errors.push(format!("{key:?}: not in the reference"));
             }
         }
-        assert!(errors.is_empty(), "layout mismatches:\n{}", errors.join("\n"));
+        assert!(
+            errors.is_empty(),
+            "layout mismatches:\n{}",
+            errors.join("\n")
+        );
         assert_eq!(size_of::<blosc2_schunk>(), 65840);
     }
 
@@ -1084,52 +1088,84 @@ mod tests {
         let io = BLOSC2_IO_DEFAULTS;
         let sp = BLOSC2_STDIO_PARAMS_DEFAULTS;
         let mm = BLOSC2_STDIO_MMAP_DEFAULTS;
-        let ours: Vec<(&str, &str, String)> = vec![
-            ("BLOSC2_CPARAMS_DEFAULTS", "compcode", c.compcode.to_string()),
-            ("BLOSC2_CPARAMS_DEFAULTS", "compcode_meta", c.compcode_meta.to_string()),
-            ("BLOSC2_CPARAMS_DEFAULTS", "clevel", c.clevel.to_string()),
-            ("BLOSC2_CPARAMS_DEFAULTS", "use_dict", c.use_dict.to_string()),
-            ("BLOSC2_CPARAMS_DEFAULTS", "typesize", c.typesize.to_string()),
-            ("BLOSC2_CPARAMS_DEFAULTS", "nthreads", c.nthreads.to_string()),
-            ("BLOSC2_CPARAMS_DEFAULTS", "blocksize", c.blocksize.to_string()),
-            ("BLOSC2_CPARAMS_DEFAULTS", "splitmode", c.splitmode.to_string()),
-            ("BLOSC2_CPARAMS_DEFAULTS", "schunk", ptr_str(c.schunk)),
-            ("BLOSC2_CPARAMS_DEFAULTS", "filters", bytes(&c.filters)),
-            ("BLOSC2_CPARAMS_DEFAULTS", "filters_meta", bytes(&c.filters_meta)),
-            ("BLOSC2_CPARAMS_DEFAULTS", "prefilter", fnptr(c.prefilter)),
-            ("BLOSC2_CPARAMS_DEFAULTS", "preparams", ptr_str(c.preparams as *const c_void)),
-            ("BLOSC2_CPARAMS_DEFAULTS", "tuner_params", ptr_str(c.tuner_params)),
-            ("BLOSC2_CPARAMS_DEFAULTS", "tuner_id", c.tuner_id.to_string()),
-            ("BLOSC2_CPARAMS_DEFAULTS", "instr_codec", c.instr_codec.to_string()),
-            ("BLOSC2_CPARAMS_DEFAULTS", "codec_params", ptr_str(c.codec_params)),
-            ("BLOSC2_CPARAMS_DEFAULTS", "filter_params", ptrs(&c.filter_params)),
-            ("BLOSC2_DPARAMS_DEFAULTS", "nthreads", d.nthreads.to_string()),
-            ("BLOSC2_DPARAMS_DEFAULTS", "schunk", ptr_str(d.schunk)),
-            ("BLOSC2_DPARAMS_DEFAULTS", "postfilter", fnptr(d.postfilter)),
-            ("BLOSC2_DPARAMS_DEFAULTS", "postparams", ptr_str(d.postparams as *const c_void)),
-            ("BLOSC2_DPARAMS_DEFAULTS", "typesize", d.typesize.to_string()),
-            ("BLOSC2_STORAGE_DEFAULTS", "contiguous", s.contiguous.to_string()),
-            ("BLOSC2_STORAGE_DEFAULTS", "urlpath", ptr_str(s.urlpath as *const c_void)),
-            ("BLOSC2_STORAGE_DEFAULTS", "cparams", ptr_str(s.cparams as *const c_void)),
-            ("BLOSC2_STORAGE_DEFAULTS", "dparams", ptr_str(s.dparams as *const c_void)),
-            ("BLOSC2_STORAGE_DEFAULTS", "io", ptr_str(s.io as *const c_void)),
-            ("BLOSC2_IO_DEFAULTS", "id", io.id.to_string()),
-            ("BLOSC2_IO_DEFAULTS", "name", cstr(io.name)),
-            ("BLOSC2_IO_DEFAULTS", "params", ptr_str(io.params)),
-            ("BLOSC2_STDIO_PARAMS_DEFAULTS", "locking", sp.locking.to_string()),
-            ("BLOSC2_STDIO_MMAP_DEFAULTS", "mode", cstr(mm.mode)),
-            ("BLOSC2_STDIO_MMAP_DEFAULTS", "initial_mapping_size", mm.initial_mapping_size.to_string()),
-            ("BLOSC2_STDIO_MMAP_DEFAULTS", "needs_free", mm.needs_free.to_string()),
-            ("BLOSC2_STDIO_MMAP_DEFAULTS", "addr", ptr_str(mm.addr as *const c_void)),
-            ("BLOSC2_STDIO_MMAP_DEFAULTS", "urlpath", ptr_str(mm.urlpath as *const c_void)),
-            ("BLOSC2_STDIO_MMAP_DEFAULTS", "file_size", mm.file_size.to_string()),
-            ("BLOSC2_STDIO_MMAP_DEFAULTS", "mapping_size", mm.mapping_size.to_string()),
-            ("BLOSC2_STDIO_MMAP_DEFAULTS", "is_memory_only", mm.is_memory_only.to_string()),
-            ("BLOSC2_STDIO_MMAP_DEFAULTS", "file", ptr_str(mm.file as *const c_void)),
-            ("BLOSC2_STDIO_MMAP_DEFAULTS", "fd", mm.fd.to_string()),
-            ("BLOSC2_STDIO_MMAP_DEFAULTS", "access_flags", mm.access_flags.to_string()),
-            ("BLOSC2_STDIO_MMAP_DEFAULTS", "map_flags", mm.map_flags.to_string()),
-        ];
+        let mut ours: Vec<(String, String, String)> = Vec::new();
+        let mut add = |name: &str, rows: Vec<(&str, String)>| {
+            for (field, value) in rows {
+                ours.push((name.to_string(), field.to_string(), value));
+            }
+        };
+        add(
+            "BLOSC2_CPARAMS_DEFAULTS",
+            vec![
+                ("compcode", c.compcode.to_string()),
+                ("compcode_meta", c.compcode_meta.to_string()),
+                ("clevel", c.clevel.to_string()),
+                ("use_dict", c.use_dict.to_string()),
+                ("typesize", c.typesize.to_string()),
+                ("nthreads", c.nthreads.to_string()),
+                ("blocksize", c.blocksize.to_string()),
+                ("splitmode", c.splitmode.to_string()),
+                ("schunk", ptr_str(c.schunk)),
+                ("filters", bytes(&c.filters)),
+                ("filters_meta", bytes(&c.filters_meta)),
+                ("prefilter", fnptr(c.prefilter)),
+                ("preparams", ptr_str(c.preparams as *const c_void)),
+                ("tuner_params", ptr_str(c.tuner_params)),
+                ("tuner_id", c.tuner_id.to_string()),
+                ("instr_codec", c.instr_codec.to_string()),
+                ("codec_params", ptr_str(c.codec_params)),
+                ("filter_params", ptrs(&c.filter_params)),
+            ],
+        );
+        add(
+            "BLOSC2_DPARAMS_DEFAULTS",
+            vec![
+                ("nthreads", d.nthreads.to_string()),
+                ("schunk", ptr_str(d.schunk)),
+                ("postfilter", fnptr(d.postfilter)),
+                ("postparams", ptr_str(d.postparams as *const c_void)),
+                ("typesize", d.typesize.to_string()),
+            ],
+        );
+        add(
+            "BLOSC2_STORAGE_DEFAULTS",
+            vec![
+                ("contiguous", s.contiguous.to_string()),
+                ("urlpath", ptr_str(s.urlpath as *const c_void)),
+                ("cparams", ptr_str(s.cparams as *const c_void)),
+                ("dparams", ptr_str(s.dparams as *const c_void)),
+                ("io", ptr_str(s.io as *const c_void)),
+            ],
+        );
+        add(
+            "BLOSC2_IO_DEFAULTS",
+            vec![
+                ("id", io.id.to_string()),
+                ("name", cstr(io.name)),
+                ("params", ptr_str(io.params)),
+            ],
+        );
+        add(
+            "BLOSC2_STDIO_PARAMS_DEFAULTS",
+            vec![("locking", sp.locking.to_string())],
+        );
+        add(
+            "BLOSC2_STDIO_MMAP_DEFAULTS",
+            vec![
+                ("mode", cstr(mm.mode)),
+                ("initial_mapping_size", mm.initial_mapping_size.to_string()),
+                ("needs_free", mm.needs_free.to_string()),
+                ("addr", ptr_str(mm.addr as *const c_void)),
+                ("urlpath", ptr_str(mm.urlpath as *const c_void)),
+                ("file_size", mm.file_size.to_string()),
+                ("mapping_size", mm.mapping_size.to_string()),
+                ("is_memory_only", mm.is_memory_only.to_string()),
+                ("file", ptr_str(mm.file as *const c_void)),
+                ("fd", mm.fd.to_string()),
+                ("access_flags", mm.access_flags.to_string()),
+                ("map_flags", mm.map_flags.to_string()),
+            ],
+        );
         let expected: Vec<(String, String, String)> = reference
             .lines()
             .filter(|l| l.starts_with("V\t"))
@@ -1137,10 +1173,6 @@ mod tests {
                 let c: Vec<&str> = l.split('\t').collect();
                 (c[1].to_string(), c[2].to_string(), c[3].to_string())
             })
-            .collect();
-        let ours: Vec<(String, String, String)> = ours
-            .into_iter()
-            .map(|(a, b, c)| (a.to_string(), b.to_string(), c))
             .collect();
         assert_eq!(ours, expected);
         // Default impls agree with the consts.

@@ -15,7 +15,10 @@ pub unsafe extern "C" fn blosc_set_timestamp(timestamp: *mut blosc_timestamp_t) 
     if timestamp.is_null() {
         return;
     }
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: `ts` is a valid timespec; CLOCK_MONOTONIC is always available on Linux.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     // SAFETY: checked for NULL.
@@ -31,13 +34,19 @@ fn nsecs(a: blosc_timestamp_t, b: blosc_timestamp_t) -> f64 {
 
 /// Nanoseconds between two timestamps.
 #[no_mangle]
-pub extern "C" fn blosc_elapsed_nsecs(start_time: blosc_timestamp_t, end_time: blosc_timestamp_t) -> f64 {
+pub extern "C" fn blosc_elapsed_nsecs(
+    start_time: blosc_timestamp_t,
+    end_time: blosc_timestamp_t,
+) -> f64 {
     nsecs(start_time, end_time)
 }
 
 /// Seconds between two timestamps.
 #[no_mangle]
-pub extern "C" fn blosc_elapsed_secs(start_time: blosc_timestamp_t, end_time: blosc_timestamp_t) -> f64 {
+pub extern "C" fn blosc_elapsed_secs(
+    start_time: blosc_timestamp_t,
+    end_time: blosc_timestamp_t,
+) -> f64 {
     nsecs(start_time, end_time) / 1e9
 }
 
@@ -46,7 +55,12 @@ pub extern "C" fn blosc_elapsed_secs(start_time: blosc_timestamp_t, end_time: bl
 /// # Safety
 /// `shape` readable and `index` writable for `ndim` elements.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_unidim_to_multidim(ndim: u8, shape: *mut i64, i: i64, index: *mut i64) {
+pub unsafe extern "C" fn blosc2_unidim_to_multidim(
+    ndim: u8,
+    shape: *mut i64,
+    i: i64,
+    index: *mut i64,
+) {
     guard((), || {
         if ndim == 0 || shape.is_null() || index.is_null() {
             return;
@@ -54,7 +68,10 @@ pub unsafe extern "C" fn blosc2_unidim_to_multidim(ndim: u8, shape: *mut i64, i:
         let n = ndim as usize;
         // SAFETY: the caller guarantees `ndim` elements in each array.
         let (shape, index) = unsafe {
-            (core::slice::from_raw_parts(shape, n), core::slice::from_raw_parts_mut(index, n))
+            (
+                core::slice::from_raw_parts(shape, n),
+                core::slice::from_raw_parts_mut(index, n),
+            )
         };
         let mut strides = vec![1i64; n];
         for k in (0..n - 1).rev() {
@@ -90,7 +107,10 @@ pub unsafe extern "C" fn blosc2_multidim_to_unidim(
         let n = ndim as usize;
         // SAFETY: the caller guarantees `ndim` elements in each array.
         let (index, strides) = unsafe {
-            (core::slice::from_raw_parts(index, n), core::slice::from_raw_parts(strides, n))
+            (
+                core::slice::from_raw_parts(index, n),
+                core::slice::from_raw_parts(strides, n),
+            )
         };
         let v = index
             .iter()
@@ -103,7 +123,13 @@ pub unsafe extern "C" fn blosc2_multidim_to_unidim(
 
 type Kernel = fn(usize, &[u8], &mut [u8]);
 
-unsafe fn raw(typesize: i32, blocksize: i32, src: *const c_void, dest: *mut c_void, k: Kernel) -> i32 {
+unsafe fn raw(
+    typesize: i32,
+    blocksize: i32,
+    src: *const c_void,
+    dest: *mut c_void,
+    k: Kernel,
+) -> i32 {
     if src.is_null() || dest.is_null() {
         return Error::NullPointer.code();
     }
@@ -130,9 +156,16 @@ unsafe fn raw(typesize: i32, blocksize: i32, src: *const c_void, dest: *mut c_vo
 /// # Safety
 /// `src` and `dest` valid for `blocksize` bytes and not overlapping.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_shuffle(typesize: i32, blocksize: i32, src: *const c_void, dest: *mut c_void) -> i32 {
+pub unsafe extern "C" fn blosc2_shuffle(
+    typesize: i32,
+    blocksize: i32,
+    src: *const c_void,
+    dest: *mut c_void,
+) -> i32 {
     // SAFETY: forwarded caller guarantees.
-    guard(Error::Failure.code(), || unsafe { raw(typesize, blocksize, src, dest, shuffle::shuffle) })
+    guard(Error::Failure.code(), || unsafe {
+        raw(typesize, blocksize, src, dest, shuffle::shuffle)
+    })
 }
 
 /// Undo a byte-shuffle of one block.
@@ -140,9 +173,16 @@ pub unsafe extern "C" fn blosc2_shuffle(typesize: i32, blocksize: i32, src: *con
 /// # Safety
 /// `src` and `dest` valid for `blocksize` bytes and not overlapping.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_unshuffle(typesize: i32, blocksize: i32, src: *const c_void, dest: *mut c_void) -> i32 {
+pub unsafe extern "C" fn blosc2_unshuffle(
+    typesize: i32,
+    blocksize: i32,
+    src: *const c_void,
+    dest: *mut c_void,
+) -> i32 {
     // SAFETY: forwarded caller guarantees.
-    guard(Error::Failure.code(), || unsafe { raw(typesize, blocksize, src, dest, shuffle::unshuffle) })
+    guard(Error::Failure.code(), || unsafe {
+        raw(typesize, blocksize, src, dest, shuffle::unshuffle)
+    })
 }
 
 /// Bit-shuffle one block.
@@ -150,9 +190,16 @@ pub unsafe extern "C" fn blosc2_unshuffle(typesize: i32, blocksize: i32, src: *c
 /// # Safety
 /// `src` and `dest` valid for `blocksize` bytes and not overlapping.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_bitshuffle(typesize: i32, blocksize: i32, src: *const c_void, dest: *mut c_void) -> i32 {
+pub unsafe extern "C" fn blosc2_bitshuffle(
+    typesize: i32,
+    blocksize: i32,
+    src: *const c_void,
+    dest: *mut c_void,
+) -> i32 {
     // SAFETY: forwarded caller guarantees.
-    guard(Error::Failure.code(), || unsafe { raw(typesize, blocksize, src, dest, bitshuffle::bitshuffle) })
+    guard(Error::Failure.code(), || unsafe {
+        raw(typesize, blocksize, src, dest, bitshuffle::bitshuffle)
+    })
 }
 
 /// Undo a bit-shuffle of one block.
@@ -160,7 +207,14 @@ pub unsafe extern "C" fn blosc2_bitshuffle(typesize: i32, blocksize: i32, src: *
 /// # Safety
 /// `src` and `dest` valid for `blocksize` bytes and not overlapping.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_bitunshuffle(typesize: i32, blocksize: i32, src: *const c_void, dest: *mut c_void) -> i32 {
+pub unsafe extern "C" fn blosc2_bitunshuffle(
+    typesize: i32,
+    blocksize: i32,
+    src: *const c_void,
+    dest: *mut c_void,
+) -> i32 {
     // SAFETY: forwarded caller guarantees.
-    guard(Error::Failure.code(), || unsafe { raw(typesize, blocksize, src, dest, bitshuffle::bitunshuffle) })
+    guard(Error::Failure.code(), || unsafe {
+        raw(typesize, blocksize, src, dest, bitshuffle::bitunshuffle)
+    })
 }

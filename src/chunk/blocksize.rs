@@ -88,7 +88,7 @@ pub fn compute_blocksize(
                 _ => 512 * 1024,
             };
             bs = per * typesize;
-            bs = bs.min(4 * 1024 * 1024).max(32 * 1024);
+            bs = bs.clamp(32 * 1024, 4 * 1024 * 1024);
         }
     }
     bs = bs.min(nbytes);
@@ -120,14 +120,26 @@ mod tests {
             compute_blocksize(SplitMode::ForwardCompat, 5, 9, &f, 4, 4_000_000, 0),
             1_048_576
         );
-        assert_eq!(compute_blocksize(SplitMode::ForwardCompat, 0, 9, &f, 4, 4_000_000, 0), 2_097_152);
+        assert_eq!(
+            compute_blocksize(SplitMode::ForwardCompat, 0, 9, &f, 4, 4_000_000, 0),
+            2_097_152
+        );
     }
 
     #[test]
     fn small_inputs() {
         let f = [0; 6];
-        assert_eq!(compute_blocksize(SplitMode::ForwardCompat, 0, 5, &f, 8, 4, 0), 1);
-        assert_eq!(compute_blocksize(SplitMode::ForwardCompat, 0, 5, &f, 4, 1000, 0), 1000);
-        assert_eq!(compute_blocksize(SplitMode::ForwardCompat, 0, 5, &f, 3, 1000, 0), 999);
+        assert_eq!(
+            compute_blocksize(SplitMode::ForwardCompat, 0, 5, &f, 8, 4, 0),
+            1
+        );
+        assert_eq!(
+            compute_blocksize(SplitMode::ForwardCompat, 0, 5, &f, 4, 1000, 0),
+            1000
+        );
+        assert_eq!(
+            compute_blocksize(SplitMode::ForwardCompat, 0, 5, &f, 3, 1000, 0),
+            999
+        );
     }
 }

@@ -24,7 +24,10 @@ pub fn check_cparams(p: &CParams) -> Result<()> {
         return Err(Error::CodecParam);
     }
     if p.typesize <= 0 || p.typesize > MAX_BLOCKSIZE {
-        crate::trace_error!("`typesize` parameter must be between 1 and {}", MAX_BLOCKSIZE);
+        crate::trace_error!(
+            "`typesize` parameter must be between 1 and {}",
+            MAX_BLOCKSIZE
+        );
         return Err(Error::InvalidParam);
     }
     if p.blocksize < 0 || p.blocksize > MAX_BLOCKSIZE {
@@ -67,9 +70,9 @@ impl Plan {
         }
     }
 
-    fn nstreams(&self, j: usize, with_dict: bool) -> usize {
+    fn nstreams(&self, j: usize) -> usize {
         let leftover = j + 1 == self.nblocks && self.bsize(j) != self.blocksize;
-        if self.split && !leftover && !with_dict {
+        if self.split && !leftover {
             self.typesize
         } else {
             1
@@ -78,7 +81,11 @@ impl Plan {
 }
 
 fn plan(p: &CParams, nbytes: usize) -> Plan {
-    let typesize_stored: u8 = if p.typesize > 255 { 1 } else { p.typesize as u8 };
+    let typesize_stored: u8 = if p.typesize > 255 {
+        1
+    } else {
+        p.typesize as u8
+    };
     let blocksize = compute_blocksize(
         p.splitmode,
         p.compcode,
@@ -141,14 +148,22 @@ fn plan(p: &CParams, nbytes: usize) -> Plan {
     }
 }
 
-/// Write a memcpyed chunk; `Ok(0)` if it does not fit.
-fn write_memcpyed(plan: &Plan, data: &[u8], dst: &mut [u8]) -> Result<usize> {
+/// Write a memcpyed chunk; `Ok(0)` if it does not fit. When the decision is taken up front
+/// (`upfront`), C-Blosc2 writes no filter, split or codec bits in the flags; after a failed
+/// compression attempt it keeps them.
+fn write_memcpyed(plan: &Plan, data: &[u8], dst: &mut [u8], upfront: bool) -> Result<usize> {
     let hl = plan.hl;
     let total = hl + data.len();
     if dst.len() < total {
         return Ok(0);
     }
     let mut h = plan.header;
+    if upfront {
+        h.flags &= flags::DOSHUFFLE | flags::DOBITSHUFFLE;
+        if !h.extended {
+            h.flags = 0;
+        }
+    }
     h.flags |= flags::MEMCPYED;
     h.blosc2_flags &= !blosc2_flags::USEDICT;
     h.cbytes = total as i32;
@@ -156,6 +171,9 @@ fn write_memcpyed(plan: &Plan, data: &[u8], dst: &mut [u8]) -> Result<usize> {
     dst[hl..total].copy_from_slice(data);
     Ok(total)
 }
+
+/// The outcome of compressing one block on a worker: its bytes, or `None` if it did not fit.
+type BlockResult = Result<Option<Vec<u8>>>;
 
 /// Whether `piece` is one repeated byte; returns it.
 fn run_value(piece: &[u8]) -> Option<u8> {
@@ -276,7 +294,7 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
     let hl = plan.hl;
     let header_plus_bstarts = hl + 4 * plan.nblocks;
     if params.clevel == 0 || nbytes < MIN_BUFFERSIZE || header_plus_bstarts > dst.len() {
-        return write_memcpyed(&plan, data, dst);
+        return write_memcpyed(&plan, data, dst, true);
     }
 
     // Dictionary: filter everything once, then train on samples.
@@ -299,9 +317,8 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
     let mut pos = header_plus_bstarts;
     if let Some(d) = &dict_bytes {
         header.blosc2_flags |= blosc2_flags::USEDICT;
-        header.flags |= flags::DONT_SPLIT;
         if dst.len() < pos + 4 + d.len() {
-            return write_memcpyed(&plan, data, dst);
+            return write_memcpyed(&plan, data, dst, false);
         }
         dst[pos..pos + 4].copy_from_slice(&(d.len() as i32).to_le_bytes());
         dst[pos + 4..pos + 4 + d.len()].copy_from_slice(d);
@@ -310,7 +327,6 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
     let mut hdr_bytes = [0u8; EXTENDED_HEADER_LENGTH];
     header.write(&mut hdr_bytes[..hl]);
     let hdr_bytes = &hdr_bytes[..hl];
-    let with_dict = cdict.is_some();
     let pinfo = PipelineInfo {
         filters: &params.filters,
         filters_meta: &params.filters_meta,
@@ -344,7 +360,7 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
                         &mut b[..bsize],
                     )?,
                 };
-                let nstreams = plan.nstreams(j, with_dict);
+                let nstreams = plan.nstreams(j);
                 dst[hl + 4 * j..hl + 4 * j + 4].copy_from_slice(&(pos as i32).to_le_bytes());
                 let budget = dst.len() - pos;
                 match encode_streams(
@@ -359,9 +375,7 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
                 )? {
                     None => return Ok(false),
                     Some(n) => {
-                        if n != 4 * nstreams {
-                            all_zero_runs = false;
-                        } else if !dst[pos..pos + n].iter().all(|&b| b == 0) {
+                        if n != 4 * nstreams || dst[pos..pos + n].iter().any(|&b| b != 0) {
                             all_zero_runs = false;
                         }
                         pos += n;
@@ -372,7 +386,7 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
         })?
     } else {
         // Parallel: each block is compressed into its own buffer, then laid out in order.
-        let results: Vec<Mutex<Option<Result<Option<Vec<u8>>>>>> =
+        let results: Vec<Mutex<Option<BlockResult>>> =
             (0..plan.nblocks).map(|_| Mutex::new(None)).collect();
         parallel_for(nthreads, plan.nblocks, &|j| {
             let r = with_worker(|w: &mut Worker| -> Result<Option<Vec<u8>>> {
@@ -390,7 +404,7 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
                         &mut b[..bsize],
                     )?,
                 };
-                let nstreams = plan.nstreams(j, with_dict);
+                let nstreams = plan.nstreams(j);
                 let budget = plan.blocksize + 4 * plan.typesize.max(nstreams);
                 let mut out = vec![0u8; budget + 4 * nstreams + 1];
                 Ok(encode_streams(
@@ -424,7 +438,7 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
                 fits = false;
                 break;
             }
-            let nstreams = plan.nstreams(j, with_dict);
+            let nstreams = plan.nstreams(j);
             if block.len() != 4 * nstreams || block.iter().any(|&b| b != 0) {
                 all_zero_runs = false;
             }
@@ -437,7 +451,7 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
 
     if !fits {
         // Fall back to a memcpyed chunk of the (prefiltered) input.
-        return write_memcpyed(&plan, data, dst);
+        return write_memcpyed(&plan, data, dst, false);
     }
     if all_zero_runs && dict_bytes.is_none() && !params.basic_header {
         header.blosc2_flags |= (super::header::Special::Zero as u8) << 4;
@@ -488,31 +502,51 @@ fn filter_all(params: &CParams, plan: &Plan, data: &[u8]) -> Result<Vec<u8>> {
 
 /// Build the chunk dictionary from the filtered data (CHUNK.md §6); `None` if not worth it.
 fn build_dict(params: &CParams, plan: &Plan, filtered: &[u8]) -> Option<Vec<u8>> {
+    let mut nsamples = plan.nblocks;
+    if plan.split {
+        nsamples *= plan.typesize;
+    }
+    train_dict(params, nsamples, filtered)
+}
+
+/// Train (Zstd) or cut (LZ4) a dictionary from `nsamples` samples of the filtered data.
+fn train_dict(params: &CParams, nsamples: usize, filtered: &[u8]) -> Option<Vec<u8>> {
     if params.clevel == 0 {
         return None;
     }
     let nbytes = filtered.len();
     let dict_maxsize = MAX_DICT_SIZE.min(nbytes / 20);
-    let mut nsamples = plan.nblocks;
-    if plan.split {
-        nsamples *= plan.typesize;
-    }
-    nsamples = nsamples.max(8);
+    let nsamples = nsamples.max(8);
     let sample = nbytes / nsamples / 16;
     if dict_maxsize < MIN_USEFUL_DICT || sample == 0 {
         return None;
     }
     match params.compcode {
         codecs::ZSTD => {
-            let stride = nbytes / nsamples;
-            let mut samples = Vec::with_capacity(nsamples * sample);
-            for k in 0..nsamples {
-                samples.extend_from_slice(&filtered[k * stride..k * stride + sample]);
-            }
+            // Like C-Blosc2: `nsamples` consecutive samples from the start of the filtered data.
             let sizes = vec![sample; nsamples];
-            codecs::zstd::train(&samples, &sizes, dict_maxsize).filter(|d| !d.is_empty())
+            codecs::zstd::train(&filtered[..nsamples * sample], &sizes, dict_maxsize)
+                .filter(|d| !d.is_empty())
         }
         _ => Some(filtered[..(nsamples * sample).min(dict_maxsize)].to_vec()),
+    }
+}
+
+/// The dictionary of a VL-block chunk: each block is one sample.
+fn train_vl_dict(params: &CParams, blocks: &[&[u8]], filtered: &[u8]) -> Option<Vec<u8>> {
+    if params.clevel == 0 {
+        return None;
+    }
+    let dict_maxsize = MAX_DICT_SIZE.min(filtered.len() / 20);
+    if dict_maxsize < MIN_USEFUL_DICT {
+        return None;
+    }
+    match params.compcode {
+        codecs::ZSTD => {
+            let sizes: Vec<usize> = blocks.iter().map(|b| b.len()).collect();
+            codecs::zstd::train(filtered, &sizes, dict_maxsize).filter(|d| !d.is_empty())
+        }
+        _ => Some(filtered[..dict_maxsize.min(filtered.len())].to_vec()),
     }
 }
 
@@ -532,7 +566,11 @@ pub fn vlcompress(params: &CParams, blocks: &[&[u8]], dst: &mut [u8]) -> Result<
         return Err(Error::InvalidParam);
     }
     let nblocks = blocks.len();
-    let typesize_stored: u8 = if params.typesize > 255 { 1 } else { params.typesize as u8 };
+    let typesize_stored: u8 = if params.typesize > 255 {
+        1
+    } else {
+        params.typesize as u8
+    };
     let mut fl = flags::DOSHUFFLE
         | flags::DOBITSHUFFLE
         | flags::DONT_SPLIT
@@ -575,12 +613,44 @@ pub fn vlcompress(params: &CParams, blocks: &[&[u8]], dst: &mut [u8]) -> Result<
         },
     };
     let maxlen = blocks.iter().map(|b| b.len()).max().unwrap_or(0);
-    let ok = with_worker(|w| -> Result<bool> {
-        for (j, block) in blocks.iter().enumerate() {
-            let (codec, a, b, _) = w.buffers(maxlen);
+    // Filter every block first (each block is its own delta reference).
+    let mut filtered: Vec<u8> = Vec::with_capacity(nbytes);
+    with_worker(|w| -> Result<()> {
+        for block in blocks {
+            let (_, a, b, _) = w.buffers(maxlen);
             let len = block.len();
-            // Each block is its own delta reference.
-            let filtered = pipeline::forward(&pinfo, block, 0, block, &mut a[..len], &mut b[..len])?;
+            let f = pipeline::forward(&pinfo, block, 0, block, &mut a[..len], &mut b[..len])?;
+            filtered.extend_from_slice(f);
+        }
+        Ok(())
+    })?;
+    // VL blocks are the dictionary samples (as many as there are blocks, at least 8).
+    let dict_bytes = if params.use_dict && !params.basic_header && nblocks >= 8 {
+        train_vl_dict(params, blocks, &filtered)
+    } else {
+        None
+    };
+    let cdict = match (&dict_bytes, params.compcode) {
+        (Some(d), codecs::ZSTD) => Some(CDict::Zstd(codecs::zstd::cdict(d))),
+        (Some(d), _) => Some(CDict::Lz4(d.as_slice())),
+        (None, _) => None,
+    };
+    if let Some(d) = &dict_bytes {
+        header.blosc2_flags |= blosc2_flags::USEDICT;
+        header.write(&mut hdr_bytes);
+        if dst.len() < pos + 4 + d.len() {
+            return Ok(0);
+        }
+        dst[pos..pos + 4].copy_from_slice(&(d.len() as i32).to_le_bytes());
+        dst[pos + 4..pos + 4 + d.len()].copy_from_slice(d);
+        pos += 4 + d.len();
+    }
+    let ok = with_worker(|w| -> Result<bool> {
+        let mut off = 0usize;
+        for (j, block) in blocks.iter().enumerate() {
+            let len = block.len();
+            let filtered = &filtered[off..off + len];
+            off += len;
             if dst.len() < pos + 4 {
                 return Ok(false);
             }
@@ -592,12 +662,12 @@ pub fn vlcompress(params: &CParams, blocks: &[&[u8]], dst: &mut [u8]) -> Result<
             let n = if params.clevel == 0 || maxout == 0 {
                 0
             } else {
-                codec.compress(
+                w.codec.compress(
                     params.compcode,
                     params.clevel,
                     filtered,
                     &mut dst[pos..pos + maxout],
-                    None,
+                    cdict.as_ref(),
                     StreamInfo {
                         meta: params.compcode_meta,
                         chunk: &hdr_bytes,

@@ -30,7 +30,11 @@ impl<'a> Chunk<'a> {
         let header = Header::parse(src)?;
         let cbytes = header.cbytes as usize;
         if src.len() < cbytes {
-            crate::trace_error!("Not enough space to read the chunk: {} < {}", src.len(), cbytes);
+            crate::trace_error!(
+                "Not enough space to read the chunk: {} < {}",
+                src.len(),
+                cbytes
+            );
             return Err(Error::ReadBuffer);
         }
         if header.is_lazy() {
@@ -56,7 +60,7 @@ impl<'a> Chunk<'a> {
                     }
                 }
                 Special::Nan => {
-                    if header.typesize != 4 && header.typesize != 8 {
+                    if header.nbytes > 0 && header.typesize != 4 && header.typesize != 8 {
                         crate::trace_error!("NaN special chunks need typesize 4 or 8");
                         return Err(Error::InvalidHeader);
                     }
@@ -125,7 +129,7 @@ impl<'a> Chunk<'a> {
         let h = &self.header;
         let bsize = self.bsize(j);
         let leftover = bsize != h.blocksize as usize;
-        if h.dont_split() || leftover || self.dict.is_some() {
+        if h.dont_split() || leftover {
             return 1;
         }
         let ts = h.typesize as usize;
@@ -413,7 +417,8 @@ pub fn decompress(
             return;
         }
         let mut guard = blocks[k].lock().unwrap_or_else(|e| e.into_inner());
-        let r = with_worker(|w| chunk.decode_block(w, j, &mut guard, first, dict.as_ref(), dparams));
+        let r =
+            with_worker(|w| chunk.decode_block(w, j, &mut guard, first, dict.as_ref(), dparams));
         if let Err(e) = r {
             *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
         }
@@ -518,7 +523,11 @@ pub fn vldecompress_block(chunk: &Chunk<'_>, dparams: &DParams, j: usize) -> Res
         return Err(Error::InvalidIndex);
     }
     let start = chunk.bstart(j)?;
-    let next = if j + 1 < n { chunk.bstart(j + 1)? } else { chunk.buf.len() };
+    let next = if j + 1 < n {
+        chunk.bstart(j + 1)?
+    } else {
+        chunk.buf.len()
+    };
     if next < start + 4 {
         return Err(Error::Data);
     }

@@ -75,7 +75,10 @@ pub fn forward<'x>(
         }
         let meta = info.filters_meta[slot];
         let (src, dst): (&[u8], &mut [u8]) = match cur {
-            Cur::Input | Cur::B => (if cur == Cur::Input { input } else { &b[..len] }, &mut a[..len]),
+            Cur::Input | Cur::B => (
+                if cur == Cur::Input { input } else { &b[..len] },
+                &mut a[..len],
+            ),
             Cur::A => (&a[..len], &mut b[..len]),
         };
         match id {
@@ -116,7 +119,9 @@ pub fn backward(
     let len = dest.len();
     let active: Vec<usize> = (0..MAX_FILTERS)
         .rev()
-        .filter(|&s| info.filters[s] != filter_id::NOFILTER && info.filters[s] != filter_id::TRUNC_PREC)
+        .filter(|&s| {
+            info.filters[s] != filter_id::NOFILTER && info.filters[s] != filter_id::TRUNC_PREC
+        })
         .collect();
     if active.is_empty() {
         dest.copy_from_slice(&a[..len]);

@@ -25,10 +25,6 @@ pub fn special_chunk(
         crate::trace_error!("nbytes must be a multiple of typesize");
         return Err(Error::InvalidParam);
     }
-    if special == Special::Nan && typesize != 4 && typesize != 8 {
-        crate::trace_error!("NaN chunks need typesize 4 or 8");
-        return Err(Error::InvalidParam);
-    }
     let extra = match special {
         Special::Value => typesize,
         _ => 0,

@@ -90,19 +90,27 @@ impl State {
             // SAFETY: as above.
             (true, None) => unsafe { lz4_sys::LZ4_compress_HC(s, d, slen, dlen, clevel as c_int) },
             (false, Some(dict)) => {
-                let Some(st) = self.fast.or_else(|| NonNull::new(unsafe { LZ4_createStream() }))
+                let Some(st) = self
+                    .fast
+                    .or_else(|| NonNull::new(unsafe { LZ4_createStream() }))
                 else {
                     return 0;
                 };
                 self.fast = Some(st);
                 // SAFETY: `st` is a live stream; dict, src and dst are valid for their lengths.
                 unsafe {
-                    LZ4_loadDict(st.as_ptr(), dict.as_ptr() as *const c_char, dict.len() as c_int);
+                    LZ4_loadDict(
+                        st.as_ptr(),
+                        dict.as_ptr() as *const c_char,
+                        dict.len() as c_int,
+                    );
                     LZ4_compress_fast_continue(st.as_ptr(), s, d, slen, dlen, 10 - clevel as c_int)
                 }
             }
             (true, Some(dict)) => {
-                let Some(st) = self.hc.or_else(|| NonNull::new(unsafe { LZ4_createStreamHC() }))
+                let Some(st) = self
+                    .hc
+                    .or_else(|| NonNull::new(unsafe { LZ4_createStreamHC() }))
                 else {
                     return 0;
                 };
@@ -110,7 +118,11 @@ impl State {
                 // SAFETY: `st` is a live HC stream; dict, src and dst are valid for their lengths.
                 unsafe {
                     LZ4_resetStreamHC_fast(st.as_ptr(), clevel as c_int);
-                    LZ4_loadDictHC(st.as_ptr(), dict.as_ptr() as *const c_char, dict.len() as c_int);
+                    LZ4_loadDictHC(
+                        st.as_ptr(),
+                        dict.as_ptr() as *const c_char,
+                        dict.len() as c_int,
+                    );
                     LZ4_compress_HC_continue(st.as_ptr(), s, d, slen, dlen)
                 }
             }

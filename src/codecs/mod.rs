@@ -164,7 +164,11 @@ impl CodecState {
                 r as usize
             }
         };
-        Ok(if n >= src.len() || n > dst.len() { 0 } else { n })
+        Ok(if n >= src.len() || n > dst.len() {
+            0
+        } else {
+            n
+        })
     }
 
     /// Decompress one stream into `dst`, which must come out exactly full.

@@ -26,7 +26,11 @@ const MAX_SIMD_TYPESIZE: usize = 256;
 
 /// The common prologue: the `min(src.len(), dst.len())` prefix, the element size (0 counts as
 /// 1) and the number of bytes `M*S` that are transposed.
-fn split_body<'a, 'b>(typesize: usize, src: &'a [u8], dst: &'b mut [u8]) -> (usize, &'a [u8], &'b mut [u8], usize) {
+fn split_body<'a, 'b>(
+    typesize: usize,
+    src: &'a [u8],
+    dst: &'b mut [u8],
+) -> (usize, &'a [u8], &'b mut [u8], usize) {
     let len = src.len().min(dst.len());
     let s = typesize.max(1);
     let m = (len / s) / 8 * 8;
@@ -44,7 +48,9 @@ pub fn bitshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
         match isa() {
             // SAFETY: `isa()` returns `Avx2` only after detecting AVX2 on this CPU.
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 if s <= MAX_SIMD_TYPESIZE => unsafe { avx2::bitshuffle(s, src_body, dst_body) },
+            Isa::Avx2 if s <= MAX_SIMD_TYPESIZE => unsafe {
+                avx2::bitshuffle(s, src_body, dst_body)
+            },
             #[cfg(target_arch = "x86_64")]
             Isa::Sse2 if s <= MAX_SIMD_TYPESIZE => sse2::bitshuffle(s, src_body, dst_body),
             _ => generic::bitshuffle(s, src_body, dst_body),
@@ -61,7 +67,9 @@ pub fn bitunshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
         match isa() {
             // SAFETY: `isa()` returns `Avx2` only after detecting AVX2 on this CPU.
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 if s <= MAX_SIMD_TYPESIZE => unsafe { avx2::bitunshuffle(s, src_body, dst_body) },
+            Isa::Avx2 if s <= MAX_SIMD_TYPESIZE => unsafe {
+                avx2::bitunshuffle(s, src_body, dst_body)
+            },
             #[cfg(target_arch = "x86_64")]
             Isa::Sse2 if s <= MAX_SIMD_TYPESIZE => sse2::bitunshuffle(s, src_body, dst_body),
             _ => generic::bitunshuffle(s, src_body, dst_body),
@@ -241,10 +249,12 @@ mod tests {
     #[test]
     fn worked_example() {
         let src = [
-            0x01, 0x00, 0x02, 0x00, 0x03, 0x00, 0x04, 0x01, 0x05, 0x00, 0x06, 0x00, 0x07, 0x00, 0x08, 0x80,
+            0x01, 0x00, 0x02, 0x00, 0x03, 0x00, 0x04, 0x01, 0x05, 0x00, 0x06, 0x00, 0x07, 0x00,
+            0x08, 0x80,
         ];
         let want = [
-            0x55, 0x66, 0x78, 0x80, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80,
+            0x55, 0x66, 0x78, 0x80, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00,
+            0x00, 0x80,
         ];
         let mut dst = [0u8; 16];
         bitshuffle(2, &src, &mut dst);
@@ -273,7 +283,12 @@ mod tests {
     }
 
     /// Applies a kernel the way the public functions do (body + copied rest).
-    fn bitshuffle_with(kernel: &dyn Fn(usize, &[u8], &mut [u8]), ts: usize, src: &[u8], dst: &mut [u8]) {
+    fn bitshuffle_with(
+        kernel: &dyn Fn(usize, &[u8], &mut [u8]),
+        ts: usize,
+        src: &[u8],
+        dst: &mut [u8],
+    ) {
         let body = (src.len() / ts) / 8 * 8 * ts;
         if body > 0 {
             kernel(ts, &src[..body], &mut dst[..body]);
@@ -282,7 +297,11 @@ mod tests {
     }
 
     #[cfg(target_arch = "x86_64")]
-    fn check_kernel(name: &str, fwd: &dyn Fn(usize, &[u8], &mut [u8]), inv: &dyn Fn(usize, &[u8], &mut [u8])) {
+    fn check_kernel(
+        name: &str,
+        fwd: &dyn Fn(usize, &[u8], &mut [u8]),
+        inv: &dyn Fn(usize, &[u8], &mut [u8]),
+    ) {
         for ts in typesizes().into_iter().chain([256]) {
             for len in awkward_lengths(ts) {
                 let src = random_bytes(len, (ts * 7919 + len) as u64);
@@ -363,7 +382,10 @@ mod tests {
 
     #[test]
     fn compat_bitshuffle_2_20_0() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/testdata/compat/bitshuffle-2.20.0.cdata");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/testdata/compat/bitshuffle-2.20.0.cdata"
+        );
         let Ok(file) = std::fs::read(path) else {
             eprintln!("note: {path} not found, test skipped");
             return;
@@ -371,8 +393,14 @@ mod tests {
         let count = count32();
         let mut out = vec![0; count.len()];
         bitshuffle(4, &count, &mut out);
-        assert!(out == file, "bitshuffle(COUNT32) differs from bitshuffle-2.20.0.cdata");
+        assert!(
+            out == file,
+            "bitshuffle(COUNT32) differs from bitshuffle-2.20.0.cdata"
+        );
         bitunshuffle(4, &file, &mut out);
-        assert!(out == count, "bitunshuffle(bitshuffle-2.20.0.cdata) differs from COUNT32");
+        assert!(
+            out == count,
+            "bitunshuffle(bitshuffle-2.20.0.cdata) differs from COUNT32"
+        );
     }
 }

@@ -2,9 +2,9 @@
 //!
 //! Forward: tile byte-shuffled with the AVX2 byte shuffle, then each plane bit-transposed 32
 //! bytes at a time with `movemask_epi8` (4 bytes per row per step). Inverse: 32 bytes of each
-//! of the 8 rows go through the AVX2 8-byte unshuffle network (32 groups of 8 elements), each
-//! `u64` is bit-transposed, and the tile is byte-unshuffled. Tails use the SSE2 steps, then the
-//! generic ones.
+//! of the 8 rows go through the AVX2 8-byte unshuffle network (32 groups of 8 elements, in the
+//! segment layout of `shuffle_avx2.rs`), each `u64` is bit-transposed, and the tile is
+//! byte-unshuffled. Tails use the SSE2 steps, then the generic ones.
 //!
 //! The only `unsafe` precondition of these functions is the CPU feature (AVX2, detected once by
 //! the dispatcher). All memory accesses go through `&[u8; 32]` / `&mut [u8; 32]` references
@@ -13,7 +13,7 @@
 use std::arch::x86_64::*;
 
 use super::{generic, sse2};
-use crate::filters::shuffle::avx2::{self as byte, at32, at32_mut, load, store};
+use crate::filters::shuffle::avx2::{self as byte, at32, load};
 
 /// Bit-shuffles `src` (`M*s` bytes, `M` a multiple of 8, `s <= 256`) into `dst`.
 ///
@@ -109,9 +109,11 @@ unsafe fn untrans_plane(rows: &[u8], row: usize, q0: usize, plane: &mut [u8]) {
         for (k, v) in r.iter_mut().enumerate() {
             *v = load(at32(rows, k * row + q));
         }
-        for (j, v) in byte::inv8(r).into_iter().enumerate() {
-            store(at32_mut(chunk, 32 * j), transpose_bits(v));
+        let mut v = byte::inv8(r);
+        for x in v.iter_mut() {
+            *x = transpose_bits(*x);
         }
+        byte::store_segments::<8>(chunk, v);
     }
     sse2::untrans_plane(rows, row, q0 + vec_end / 8, &mut plane[vec_end..]);
 }

@@ -41,7 +41,11 @@ pub fn encode(dref: &[u8], offset: usize, typesize: usize, src: &[u8], dst: &mut
         }
     } else {
         let coded = body.min(dref.len());
-        for ((d, &x), &r) in dst[..coded].iter_mut().zip(&src[..coded]).zip(&dref[..coded]) {
+        for ((d, &x), &r) in dst[..coded]
+            .iter_mut()
+            .zip(&src[..coded])
+            .zip(&dref[..coded])
+        {
             *d = x ^ r;
         }
         dst[coded..body].copy_from_slice(&src[coded..body]);
@@ -131,7 +135,20 @@ mod tests {
 
     #[test]
     fn units() {
-        let want = [(1, 1), (2, 2), (3, 1), (4, 4), (5, 1), (6, 1), (7, 1), (8, 8), (12, 1), (16, 8), (24, 8), (0, 1)];
+        let want = [
+            (1, 1),
+            (2, 2),
+            (3, 1),
+            (4, 4),
+            (5, 1),
+            (6, 1),
+            (7, 1),
+            (8, 8),
+            (12, 1),
+            (16, 8),
+            (24, 8),
+            (0, 1),
+        ];
         for (ts, u) in want {
             assert_eq!(unit(ts), u, "typesize {ts}");
         }
@@ -160,11 +177,17 @@ mod tests {
     #[test]
     fn multi_block_round_trip() {
         for ts in TYPESIZES {
-            for (nbytes, blocksize) in [(10_000, 1024), (4096 * 3 + 17, 4096), (999, 1000), (64, 16)] {
+            for (nbytes, blocksize) in
+                [(10_000, 1024), (4096 * 3 + 17, 4096), (999, 1000), (64, 16)]
+            {
                 let blocksize = (blocksize / ts * ts).max(ts);
                 let chunk = random_bytes(nbytes, (ts * 1000 + nbytes) as u64);
                 let mut coded = vec![0u8; nbytes];
-                for (j, (src, dst)) in chunk.chunks(blocksize).zip(coded.chunks_mut(blocksize)).enumerate() {
+                for (j, (src, dst)) in chunk
+                    .chunks(blocksize)
+                    .zip(coded.chunks_mut(blocksize))
+                    .enumerate()
+                {
                     encode(&chunk, j * blocksize, ts, src, dst);
                 }
                 assert_eq!(coded[..unit(ts)], chunk[..unit(ts)]);

@@ -213,9 +213,18 @@ pub(crate) mod tests {
 
     /// Lengths that stress the vector loops and the tails for element size `ts`.
     pub(crate) fn awkward_lengths(ts: usize) -> Vec<usize> {
-        let mut v = vec![0, 1, 2, 3, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 255, 257, 1001];
-        for k in [1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 128, 129, 333] {
-            v.extend([k * ts, k * ts + 1, (k * ts).saturating_sub(1), k * ts + ts / 2]);
+        let mut v = vec![
+            0, 1, 2, 3, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 255, 257, 1001,
+        ];
+        for k in [
+            1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 128, 129, 333,
+        ] {
+            v.extend([
+                k * ts,
+                k * ts + 1,
+                (k * ts).saturating_sub(1),
+                k * ts + ts / 2,
+            ]);
         }
         v.extend([4096 * ts + 3, 100_000, 100_003]);
         v.sort_unstable();
@@ -288,7 +297,11 @@ pub(crate) mod tests {
 
     /// Runs `kernel` and the generic version on the same random inputs, both directions.
     #[cfg(target_arch = "x86_64")]
-    fn check_kernel(name: &str, shuf: &dyn Fn(usize, &[u8], &mut [u8]), unshuf: &dyn Fn(usize, &[u8], &mut [u8])) {
+    fn check_kernel(
+        name: &str,
+        shuf: &dyn Fn(usize, &[u8], &mut [u8]),
+        unshuf: &dyn Fn(usize, &[u8], &mut [u8]),
+    ) {
         for ts in typesizes() {
             for len in awkward_lengths(ts) {
                 let src = random_bytes(len, (ts * 7919 + len) as u64);
@@ -353,7 +366,10 @@ pub(crate) mod tests {
 
     #[test]
     fn compat_shuffle_2_20_0() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/testdata/compat/shuffle-2.20.0.cdata");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/testdata/compat/shuffle-2.20.0.cdata"
+        );
         let Ok(file) = std::fs::read(path) else {
             eprintln!("note: {path} not found, test skipped");
             return;
@@ -361,8 +377,14 @@ pub(crate) mod tests {
         let count = count32();
         let mut out = vec![0; count.len()];
         shuffle(4, &count, &mut out);
-        assert!(out == file, "shuffle(COUNT32) differs from shuffle-2.20.0.cdata");
+        assert!(
+            out == file,
+            "shuffle(COUNT32) differs from shuffle-2.20.0.cdata"
+        );
         unshuffle(4, &file, &mut out);
-        assert!(out == count, "unshuffle(shuffle-2.20.0.cdata) differs from COUNT32");
+        assert!(
+            out == count,
+            "unshuffle(shuffle-2.20.0.cdata) differs from COUNT32"
+        );
     }
 }

@@ -1,20 +1,25 @@
 //! AVX2 byte-shuffle kernels for the element sizes 2, 4, 8 and 16 (others use the generic code).
 //!
-//! Same split/merge networks as `shuffle_sse2.rs` on groups of 32 elements held in `S` 256-bit
-//! registers. `packus`/`unpack` work inside 128-bit lanes, so the network transposes the low
-//! lanes (16-byte segments 0, 2, 4, … of the group) and the high lanes (segments 1, 3, 5, …)
-//! independently; a final *lane fix* (`permute4x64` + `shuffle_epi8`) interleaves the two halves
-//! of each plane at the granularity of one segment's share (`16 / S` bytes). Unshuffling undoes
-//! the fix first. Tails go to the SSE2 kernel (16-element groups), then to the generic code.
+//! A group is 32 elements (`32*S` bytes = `2*S` 16-byte *segments*) held in `S` registers, and
+//! register `i` holds segment `i` in its low lane and segment `i + S` in its high lane: the low
+//! lanes hold elements 0–15 and the high lanes elements 16–31. All transposes then work inside
+//! 128-bit lanes (`shuffle_epi8`, `unpack*`) and a plane register comes out with its 32 bytes in
+//! element order, so no cross-lane fix-up is needed except when loading/storing segments.
+//!
+//! Forward: `shuffle_epi8` gathers, inside each lane, the bytes of each plane (for `S` = 2, 4, 8:
+//! `16/S` elements per lane), then a qword/dword/word transpose across the registers finishes
+//! the job; for `S` = 16 (one element per lane) a 16×16 byte transpose by four rounds of
+//! `unpack` does it. Inverse: rounds of `unpacklo/hi_epi8` (the merge network of
+//! `shuffle_sse2.rs`, inside lanes). Tails go to the SSE2 kernel, then to the generic code.
 //!
 //! The only `unsafe` precondition of these functions is the CPU feature (AVX2, detected once by
-//! the dispatcher). All memory accesses go through `&[u8; 32]` / `&mut [u8; 32]` references
-//! taken from bounds-checked slices.
+//! the dispatcher). All memory accesses go through `&[u8; N]` / `&mut [u8; N]` references taken
+//! from bounds-checked slices.
 
 use std::arch::x86_64::*;
 
 use super::generic;
-use super::sse2;
+use super::sse2::{self, at16, planes, planes_mut};
 
 /// Loads 32 bytes.
 ///
@@ -50,83 +55,125 @@ pub(crate) fn at32_mut(s: &mut [u8], at: usize) -> &mut [u8; 32] {
     (&mut s[at..at + 32]).try_into().expect("32-byte window")
 }
 
-/// In-lane byte pattern interleaving the two 8-byte halves of a lane in chunks of `g` bytes:
-/// `A0 B0 A1 B1 …` (forward lane fix).
-const fn interleave_pattern(g: usize) -> [u8; 32] {
-    let mut p = [0u8; 32];
-    let mut i = 0;
-    while i < 16 {
-        let (c, t) = (i / g, i % g);
-        let src = if c % 2 == 0 { (c / 2) * g + t } else { 8 + (c / 2) * g + t };
-        p[i] = src as u8;
-        p[i + 16] = src as u8;
-        i += 1;
-    }
-    p
-}
-
-/// Inverse of [`interleave_pattern`]: even chunks to the low half, odd chunks to the high half.
-const fn deinterleave_pattern(g: usize) -> [u8; 32] {
-    let mut p = [0u8; 32];
-    let mut i = 0;
-    while i < 16 {
-        let (half, r) = (i / 8, i % 8);
-        let (a, t) = (r / g, r % g);
-        let src = (2 * a + half) * g + t;
-        p[i] = src as u8;
-        p[i + 16] = src as u8;
-        i += 1;
-    }
-    p
-}
-
-/// Lane-fix patterns for the element sizes 4, 8 and 16 (granularity 4, 2, 1); size 2 needs
-/// only the `permute4x64`.
-static FIX_FWD_4: [u8; 32] = interleave_pattern(4);
-static FIX_FWD_8: [u8; 32] = interleave_pattern(2);
-static FIX_FWD_16: [u8; 32] = interleave_pattern(1);
-static FIX_INV_4: [u8; 32] = deinterleave_pattern(4);
-static FIX_INV_8: [u8; 32] = deinterleave_pattern(2);
-static FIX_INV_16: [u8; 32] = deinterleave_pattern(1);
-
-/// `(even bytes, odd bytes)` of `a‖b`, per 128-bit lane.
+/// Loads a group of `32*S` bytes as `S` registers, register `i` = segment `i` (low lane) and
+/// segment `i + S` (high lane).
+///
+/// # Safety
+/// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn split(a: __m256i, b: __m256i) -> (__m256i, __m256i) {
-    let mask = _mm256_set1_epi16(0x00FF);
-    let even = _mm256_packus_epi16(_mm256_and_si256(a, mask), _mm256_and_si256(b, mask));
-    let odd = _mm256_packus_epi16(_mm256_srli_epi16::<8>(a), _mm256_srli_epi16::<8>(b));
-    (even, odd)
+pub(crate) unsafe fn load_segments<const S: usize>(group: &[u8]) -> [__m256i; S] {
+    let mut r = [_mm256_setzero_si256(); S];
+    for (i, v) in r.iter_mut().enumerate() {
+        let lo = sse2::load(at16(group, 16 * i));
+        let hi = sse2::load(at16(group, 16 * (i + S)));
+        *v = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi);
+    }
+    r
 }
 
-/// Inverse of [`split`].
+/// Inverse of [`load_segments`]: stores `S` registers (`S` even) as a group of `32*S` bytes.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn store_segments<const S: usize>(group: &mut [u8], r: [__m256i; S]) {
+    for i in (0..S).step_by(2) {
+        let (a, b) = (r[i], r[i + 1]);
+        store(
+            at32_mut(group, 16 * i),
+            _mm256_permute2x128_si256::<0x20>(a, b),
+        );
+        store(
+            at32_mut(group, 16 * (i + S)),
+            _mm256_permute2x128_si256::<0x31>(a, b),
+        );
+    }
+}
+
+/// In-lane byte pattern gathering the bytes of each plane for element size `s` (2, 4, 8):
+/// output byte `j*(16/s) + e` = input byte `e*s + j`.
+const fn plane_pattern(s: usize) -> [u8; 32] {
+    let mut p = [0u8; 32];
+    let per_lane = 16 / s;
+    let mut o = 0;
+    while o < 16 {
+        let (j, e) = (o / per_lane, o % per_lane);
+        p[o] = (e * s + j) as u8;
+        p[o + 16] = (e * s + j) as u8;
+        o += 1;
+    }
+    p
+}
+
+static PATTERN_2: [u8; 32] = plane_pattern(2);
+static PATTERN_4: [u8; 32] = plane_pattern(4);
+static PATTERN_8: [u8; 32] = plane_pattern(8);
+
+/// `(a, b)` interleaved bytewise: inverse of "even bytes, odd bytes", per lane.
 #[target_feature(enable = "avx2")]
 #[inline]
 unsafe fn merge(even: __m256i, odd: __m256i) -> (__m256i, __m256i) {
-    (_mm256_unpacklo_epi8(even, odd), _mm256_unpackhi_epi8(even, odd))
+    (
+        _mm256_unpacklo_epi8(even, odd),
+        _mm256_unpackhi_epi8(even, odd),
+    )
 }
 
+/// 32 elements of 2 bytes → 2 planes.
+///
+/// # Safety
+/// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn net_fwd2(v: [__m256i; 2]) -> [__m256i; 2] {
-    let (e, o) = split(v[0], v[1]);
-    [e, o]
+pub(crate) unsafe fn fwd2(v: [__m256i; 2]) -> [__m256i; 2] {
+    let pat = load(&PATTERN_2);
+    let (a, b) = (
+        _mm256_shuffle_epi8(v[0], pat),
+        _mm256_shuffle_epi8(v[1], pat),
+    );
+    [_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b)]
 }
 
+/// 32 elements of 4 bytes → 4 planes (in-lane byte gather, then a 4×4 dword transpose).
+///
+/// # Safety
+/// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn net_fwd4(v: [__m256i; 4]) -> [__m256i; 4] {
-    let (e0, o0) = split(v[0], v[1]);
-    let (e1, o1) = split(v[2], v[3]);
-    let [a0, a1] = net_fwd2([e0, e1]);
-    let [b0, b1] = net_fwd2([o0, o1]);
-    [a0, b0, a1, b1]
+pub(crate) unsafe fn fwd4(v: [__m256i; 4]) -> [__m256i; 4] {
+    let pat = load(&PATTERN_4);
+    let r = [
+        _mm256_shuffle_epi8(v[0], pat),
+        _mm256_shuffle_epi8(v[1], pat),
+        _mm256_shuffle_epi8(v[2], pat),
+        _mm256_shuffle_epi8(v[3], pat),
+    ];
+    let a0 = _mm256_unpacklo_epi32(r[0], r[1]);
+    let a1 = _mm256_unpackhi_epi32(r[0], r[1]);
+    let a2 = _mm256_unpacklo_epi32(r[2], r[3]);
+    let a3 = _mm256_unpackhi_epi32(r[2], r[3]);
+    [
+        _mm256_unpacklo_epi64(a0, a2),
+        _mm256_unpackhi_epi64(a0, a2),
+        _mm256_unpacklo_epi64(a1, a3),
+        _mm256_unpackhi_epi64(a1, a3),
+    ]
 }
 
-/// In-lane 8×8 transpose of 16-bit words held in 8 registers.
+/// 32 elements of 8 bytes → 8 planes (in-lane byte gather, then an 8×8 word transpose).
+///
+/// # Safety
+/// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn transpose_words(r: [__m256i; 8]) -> [__m256i; 8] {
+pub(crate) unsafe fn fwd8(v: [__m256i; 8]) -> [__m256i; 8] {
+    let pat = load(&PATTERN_8);
+    let mut r = v;
+    for x in r.iter_mut() {
+        *x = _mm256_shuffle_epi8(*x, pat);
+    }
     let a0 = _mm256_unpacklo_epi16(r[0], r[1]);
     let a1 = _mm256_unpackhi_epi16(r[0], r[1]);
     let a2 = _mm256_unpacklo_epi16(r[2], r[3]);
@@ -155,46 +202,64 @@ unsafe fn transpose_words(r: [__m256i; 8]) -> [__m256i; 8] {
     ]
 }
 
-/// Each lane's two elements interleaved byte by byte, then an in-lane 8×8 word transpose.
+/// 32 elements of 16 bytes → 16 planes. Planes 0–7 depend only on the low 8 bytes of the
+/// elements and planes 8–15 on the high 8 bytes, so each half is an 8-byte problem: the
+/// `unpack*_epi64` pairs the halves of neighbouring elements into the layout [`fwd8`] expects,
+/// and only 8 registers are live at a time.
+///
+/// # Safety
+/// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn net_fwd8(v: [__m256i; 8]) -> [__m256i; 8] {
-    let mut w = v;
-    for x in w.iter_mut() {
-        *x = _mm256_unpacklo_epi8(*x, _mm256_shuffle_epi32::<0x4E>(*x));
+pub(crate) unsafe fn fwd16(v: [__m256i; 16]) -> [__m256i; 16] {
+    let mut lo = [_mm256_setzero_si256(); 8];
+    let mut hi = [_mm256_setzero_si256(); 8];
+    for i in 0..8 {
+        lo[i] = _mm256_unpacklo_epi64(v[2 * i], v[2 * i + 1]);
+        hi[i] = _mm256_unpackhi_epi64(v[2 * i], v[2 * i + 1]);
     }
-    transpose_words(w)
+    let a = fwd8(lo);
+    let b = fwd8(hi);
+    [
+        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], b[0], b[1], b[2], b[3], b[4], b[5], b[6],
+        b[7],
+    ]
 }
 
-/// In-lane 16×16 byte transpose (its own inverse).
+/// Inverse of [`fwd2`].
+///
+/// # Safety
+/// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn net_fwd16(v: [__m256i; 16]) -> [__m256i; 16] {
-    net_inv16(v)
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
-unsafe fn net_inv2(p: [__m256i; 2]) -> [__m256i; 2] {
+pub(crate) unsafe fn inv2(p: [__m256i; 2]) -> [__m256i; 2] {
     let (v0, v1) = merge(p[0], p[1]);
     [v0, v1]
 }
 
+/// Inverse of [`fwd4`].
+///
+/// # Safety
+/// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn net_inv4(p: [__m256i; 4]) -> [__m256i; 4] {
-    let e = net_inv2([p[0], p[2]]);
-    let o = net_inv2([p[1], p[3]]);
+pub(crate) unsafe fn inv4(p: [__m256i; 4]) -> [__m256i; 4] {
+    let e = inv2([p[0], p[2]]);
+    let o = inv2([p[1], p[3]]);
     let (v0, v1) = merge(e[0], o[0]);
     let (v2, v3) = merge(e[1], o[1]);
     [v0, v1, v2, v3]
 }
 
+/// Inverse of [`fwd8`].
+///
+/// # Safety
+/// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn net_inv8(p: [__m256i; 8]) -> [__m256i; 8] {
-    let e = net_inv4([p[0], p[2], p[4], p[6]]);
-    let o = net_inv4([p[1], p[3], p[5], p[7]]);
+pub(crate) unsafe fn inv8(p: [__m256i; 8]) -> [__m256i; 8] {
+    let e = inv4([p[0], p[2], p[4], p[6]]);
+    let o = inv4([p[1], p[3], p[5], p[7]]);
     let (v0, v1) = merge(e[0], o[0]);
     let (v2, v3) = merge(e[1], o[1]);
     let (v4, v5) = merge(e[2], o[2]);
@@ -202,11 +267,15 @@ unsafe fn net_inv8(p: [__m256i; 8]) -> [__m256i; 8] {
     [v0, v1, v2, v3, v4, v5, v6, v7]
 }
 
+/// Inverse of [`fwd16`].
+///
+/// # Safety
+/// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn net_inv16(p: [__m256i; 16]) -> [__m256i; 16] {
-    let e = net_inv8([p[0], p[2], p[4], p[6], p[8], p[10], p[12], p[14]]);
-    let o = net_inv8([p[1], p[3], p[5], p[7], p[9], p[11], p[13], p[15]]);
+pub(crate) unsafe fn inv16(p: [__m256i; 16]) -> [__m256i; 16] {
+    let e = inv8([p[0], p[2], p[4], p[6], p[8], p[10], p[12], p[14]]);
+    let o = inv8([p[1], p[3], p[5], p[7], p[9], p[11], p[13], p[15]]);
     let (v0, v1) = merge(e[0], o[0]);
     let (v2, v3) = merge(e[1], o[1]);
     let (v4, v5) = merge(e[2], o[2]);
@@ -215,88 +284,51 @@ unsafe fn net_inv16(p: [__m256i; 16]) -> [__m256i; 16] {
     let (v10, v11) = merge(e[5], o[5]);
     let (v12, v13) = merge(e[6], o[6]);
     let (v14, v15) = merge(e[7], o[7]);
-    [v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15]
+    [
+        v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15,
+    ]
 }
 
-/// Generates, for one element size, the full forward/inverse transposes of a 32-element group
-/// (network + lane fix) and the group loops over a block.
-macro_rules! kernels {
-    ($s:literal, $fwd:ident, $inv:ident, $net_fwd:ident, $net_inv:ident, $fix_fwd:expr, $fix_inv:expr,
-     $shuf:ident, $unshuf:ident) => {
-        /// 32 elements in `S` consecutive registers → `S` plane registers (element order).
-        ///
-        /// # Safety
-        /// The CPU must support AVX2.
-        #[target_feature(enable = "avx2")]
-        #[inline]
-        pub(crate) unsafe fn $fwd(v: [__m256i; $s]) -> [__m256i; $s] {
-            let fix: Option<&[u8; 32]> = $fix_fwd;
-            let mut p = $net_fwd(v);
-            for r in p.iter_mut() {
-                *r = _mm256_permute4x64_epi64::<0xD8>(*r);
-                if let Some(f) = fix {
-                    *r = _mm256_shuffle_epi8(*r, load(f));
-                }
-            }
-            p
-        }
-
-        /// Inverse of the forward group transpose.
-        ///
-        /// # Safety
-        /// The CPU must support AVX2.
-        #[target_feature(enable = "avx2")]
-        #[inline]
-        pub(crate) unsafe fn $inv(mut p: [__m256i; $s]) -> [__m256i; $s] {
-            let fix: Option<&[u8; 32]> = $fix_inv;
-            for r in p.iter_mut() {
-                if let Some(f) = fix {
-                    *r = _mm256_shuffle_epi8(*r, load(f));
-                }
-                *r = _mm256_permute4x64_epi64::<0xD8>(*r);
-            }
-            $net_inv(p)
-        }
-
-        /// Shuffles whole groups of 32 elements; returns the number of elements done.
-        ///
+/// Generates the group loops for one element size: whole groups of 32 elements from element
+/// 0 on; they return the number of elements done.
+macro_rules! group_loops {
+    ($shuf:ident, $unshuf:ident, $s:literal, $fwd:ident, $inv:ident) => {
         /// # Safety
         /// The CPU must support AVX2.
         #[target_feature(enable = "avx2")]
         unsafe fn $shuf(src: &[u8], dst: &mut [u8]) -> usize {
             let n = src.len().min(dst.len()) / $s;
+            if n < 32 {
+                return 0;
+            }
+            let mut planes = planes_mut::<$s>(dst, n);
             let mut k = 0;
             while k + 32 <= n {
-                let group = &src[k * $s..(k + 32) * $s];
-                let mut v = [_mm256_setzero_si256(); $s];
-                for (i, r) in v.iter_mut().enumerate() {
-                    *r = load(at32(group, 32 * i));
-                }
-                for (j, p) in $fwd(v).into_iter().enumerate() {
-                    store(at32_mut(dst, j * n + k), p);
+                let v = load_segments::<$s>(&src[k * $s..(k + 32) * $s]);
+                for (plane, p) in planes.iter_mut().zip($fwd(v)) {
+                    store(at32_mut(plane, k), p);
                 }
                 k += 32;
             }
             k
         }
 
-        /// Unshuffles whole groups of 32 elements; returns the number of elements done.
-        ///
         /// # Safety
         /// The CPU must support AVX2.
         #[target_feature(enable = "avx2")]
         unsafe fn $unshuf(src: &[u8], dst: &mut [u8]) -> usize {
             let n = src.len().min(dst.len()) / $s;
+            if n < 32 {
+                return 0;
+            }
+            let planes = planes::<$s>(src, n);
             let mut k = 0;
             while k + 32 <= n {
                 let mut p = [_mm256_setzero_si256(); $s];
-                for (j, r) in p.iter_mut().enumerate() {
-                    *r = load(at32(src, j * n + k));
+                for (r, plane) in p.iter_mut().zip(planes) {
+                    *r = load(at32(plane, k));
                 }
-                let group = &mut dst[k * $s..(k + 32) * $s];
-                for (i, r) in $inv(p).into_iter().enumerate() {
-                    store(at32_mut(group, 32 * i), r);
-                }
+                store_segments::<$s>(&mut dst[k * $s..(k + 32) * $s], $inv(p));
                 k += 32;
             }
             k
@@ -304,20 +336,91 @@ macro_rules! kernels {
     };
 }
 
-kernels!(2, fwd2, inv2, net_fwd2, net_inv2, None, None, shuffle2, unshuffle2);
-kernels!(4, fwd4, inv4, net_fwd4, net_inv4, Some(&FIX_FWD_4), Some(&FIX_INV_4), shuffle4, unshuffle4);
-kernels!(8, fwd8, inv8, net_fwd8, net_inv8, Some(&FIX_FWD_8), Some(&FIX_INV_8), shuffle8, unshuffle8);
-kernels!(
-    16,
-    fwd16,
-    inv16,
-    net_fwd16,
-    net_inv16,
-    Some(&FIX_FWD_16),
-    Some(&FIX_INV_16),
-    shuffle16,
-    unshuffle16
-);
+group_loops!(shuffle2, unshuffle2, 2, fwd2, inv2);
+group_loops!(shuffle4, unshuffle4, 4, fwd4, inv4);
+group_loops!(shuffle8_one_pass, unshuffle8, 8, fwd8, inv8);
+
+/// Like [`shuffle16`] for 8-byte elements: planes 0–3 from the low 4 bytes of the elements,
+/// then planes 4–7 from the high 4 bytes (`shuffle_ps` gathers them in [`fwd4`]'s layout).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn shuffle8(src: &[u8], dst: &mut [u8]) -> usize {
+    let n = src.len().min(dst.len()) / 8;
+    if n < 32 {
+        return 0;
+    }
+    let mut planes = planes_mut::<8>(dst, n);
+    for (half, half_planes) in planes.chunks_exact_mut(4).enumerate() {
+        let mut k = 0;
+        while k + 32 <= n {
+            let v = load_segments::<8>(&src[k * 8..(k + 32) * 8]);
+            let mut h = [_mm256_setzero_si256(); 4];
+            for (i, x) in h.iter_mut().enumerate() {
+                let (a, b) = (
+                    _mm256_castsi256_ps(v[2 * i]),
+                    _mm256_castsi256_ps(v[2 * i + 1]),
+                );
+                *x = _mm256_castps_si256(if half == 0 {
+                    _mm256_shuffle_ps::<0b10_00_10_00>(a, b)
+                } else {
+                    _mm256_shuffle_ps::<0b11_01_11_01>(a, b)
+                });
+            }
+            for (plane, p) in half_planes.iter_mut().zip(fwd4(h)) {
+                store(at32_mut(plane, k), p);
+            }
+            k += 32;
+        }
+    }
+    n / 32 * 32
+}
+group_loops!(shuffle16_one_pass, unshuffle16, 16, fwd16, inv16);
+
+/// Shuffle of whole groups of 32 elements of 16 bytes in two passes over `src`: planes 0–7
+/// from the low 8 bytes of the elements, then planes 8–15 from the high 8 bytes. Writing 8
+/// planes at a time instead of 16 matters because with power-of-two block sizes all planes map
+/// to the same cache sets. Returns the number of elements done.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn shuffle16(src: &[u8], dst: &mut [u8]) -> usize {
+    let n = src.len().min(dst.len()) / 16;
+    if n < 32 {
+        return 0;
+    }
+    let mut planes = planes_mut::<16>(dst, n);
+    for (half, half_planes) in planes.chunks_exact_mut(8).enumerate() {
+        let mut k = 0;
+        while k + 32 <= n {
+            let v = load_segments::<16>(&src[k * 16..(k + 32) * 16]);
+            let mut h = [_mm256_setzero_si256(); 8];
+            for (i, x) in h.iter_mut().enumerate() {
+                *x = if half == 0 {
+                    _mm256_unpacklo_epi64(v[2 * i], v[2 * i + 1])
+                } else {
+                    _mm256_unpackhi_epi64(v[2 * i], v[2 * i + 1])
+                };
+            }
+            for (plane, p) in half_planes.iter_mut().zip(fwd8(h)) {
+                store(at32_mut(plane, k), p);
+            }
+            k += 32;
+        }
+    }
+    n / 32 * 32
+}
+
+/// TEMP
+fn two_pass(n: usize) -> bool {
+    match option_env!("B2RS_TWO_PASS") {
+        Some("1") => true,
+        Some("0") => false,
+        _ => n % 1024 == 0,
+    }
+}
 
 /// Byte shuffle of all of `src` into `dst` (equal lengths, `typesize >= 1`).
 ///
@@ -328,8 +431,24 @@ pub(crate) unsafe fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
     let done = match typesize {
         2 => sse2::shuffle2(shuffle2(src, dst), src, dst),
         4 => sse2::shuffle4(shuffle4(src, dst), src, dst),
-        8 => sse2::shuffle8(shuffle8(src, dst), src, dst),
-        16 => sse2::shuffle16(shuffle16(src, dst), src, dst),
+        8 => sse2::shuffle8(
+            if two_pass(src.len() / 8) {
+                shuffle8(src, dst)
+            } else {
+                shuffle8_one_pass(src, dst)
+            },
+            src,
+            dst,
+        ),
+        16 => sse2::shuffle16(
+            if two_pass(src.len() / 16) {
+                shuffle16(src, dst)
+            } else {
+                shuffle16_one_pass(src, dst)
+            },
+            src,
+            dst,
+        ),
         _ => 0,
     };
     generic::shuffle_from(typesize, done, src, dst);

@@ -43,6 +43,29 @@ pub(crate) fn at16_mut(s: &mut [u8], at: usize) -> &mut [u8; 16] {
     (&mut s[at..at + 16]).try_into().expect("16-byte window")
 }
 
+/// The first `S` planes of `n` bytes of `dst` as separate slices (each exactly `n` long, which
+/// lets the compiler drop the bounds checks of the stores in the group loops).
+#[inline(always)]
+pub(crate) fn planes_mut<const S: usize>(dst: &mut [u8], n: usize) -> [&mut [u8]; S] {
+    let mut rest = &mut dst[..S * n];
+    std::array::from_fn(|_| {
+        let (plane, tail) = std::mem::take(&mut rest).split_at_mut(n);
+        rest = tail;
+        plane
+    })
+}
+
+/// Shared version of [`planes_mut`].
+#[inline(always)]
+pub(crate) fn planes<const S: usize>(src: &[u8], n: usize) -> [&[u8]; S] {
+    let mut rest = &src[..S * n];
+    std::array::from_fn(|_| {
+        let (plane, tail) = rest.split_at(n);
+        rest = tail;
+        plane
+    })
+}
+
 /// `(even bytes of a‖b, odd bytes of a‖b)`.
 #[inline(always)]
 fn split(a: __m128i, b: __m128i) -> (__m128i, __m128i) {
@@ -178,6 +201,10 @@ macro_rules! group_loops {
     ($shuf:ident, $unshuf:ident, $s:literal, $fwd:ident, $inv:ident) => {
         pub(crate) fn $shuf(k0: usize, src: &[u8], dst: &mut [u8]) -> usize {
             let n = src.len().min(dst.len()) / $s;
+            if k0 + 16 > n {
+                return k0;
+            }
+            let mut planes = planes_mut::<$s>(dst, n);
             let mut k = k0;
             while k + 16 <= n {
                 let group = &src[k * $s..(k + 16) * $s];
@@ -185,8 +212,8 @@ macro_rules! group_loops {
                 for (i, r) in v.iter_mut().enumerate().skip(1) {
                     *r = load(at16(group, 16 * i));
                 }
-                for (j, p) in $fwd(v).into_iter().enumerate() {
-                    store(at16_mut(dst, j * n + k), p);
+                for (plane, p) in planes.iter_mut().zip($fwd(v)) {
+                    store(at16_mut(plane, k), p);
                 }
                 k += 16;
             }
@@ -195,11 +222,15 @@ macro_rules! group_loops {
 
         pub(crate) fn $unshuf(k0: usize, src: &[u8], dst: &mut [u8]) -> usize {
             let n = src.len().min(dst.len()) / $s;
+            if k0 + 16 > n {
+                return k0;
+            }
+            let planes = planes::<$s>(src, n);
             let mut k = k0;
             while k + 16 <= n {
-                let mut p = [load(at16(src, k)); $s];
-                for (j, r) in p.iter_mut().enumerate().skip(1) {
-                    *r = load(at16(src, j * n + k));
+                let mut p = [load(at16(planes[0], k)); $s];
+                for (r, plane) in p.iter_mut().zip(planes).skip(1) {
+                    *r = load(at16(plane, k));
                 }
                 let group = &mut dst[k * $s..(k + 16) * $s];
                 for (i, r) in $inv(p).into_iter().enumerate() {

@@ -70,9 +70,23 @@ pub fn missing_ref_message() -> String {
         .to_string()
 }
 
-/// The directory holding the `libb2rs.so`/`libb2rs.a` built by this cargo invocation.
+/// The directory holding the `libb2rs.so`/`libb2rs.a` built by this cargo
+/// invocation.  `cargo test` builds every crate type of the library into
+/// `target/<profile>/deps/` but copies them up to `target/<profile>/` only on
+/// `cargo build`: take whichever is newer.
 pub fn ours_libdir() -> PathBuf {
-    profile_dir()
+    let top = profile_dir();
+    let deps = top.join("deps");
+    let mtime = |d: &Path| {
+        std::fs::metadata(d.join("libb2rs.so"))
+            .and_then(|m| m.modified())
+            .ok()
+    };
+    match (mtime(&top), mtime(&deps)) {
+        (Some(a), Some(b)) if b > a => deps,
+        (None, Some(_)) => deps,
+        _ => top,
+    }
 }
 
 /// Our generated headers if they exist, else the reference headers (same API).
@@ -327,7 +341,8 @@ pub enum Lib {
 /// `B2RS_INTEROP_OURS=ref` links "ours" against the reference too (to test
 /// the harness itself).
 pub fn compile_c(src: &Path, out: &Path, lib: Lib, ref_dir: &Path) -> Result<(), String> {
-    let (inc, libdir, libname) = link_triple(lib, ref_dir)?;
+    let link_dir = out.parent().unwrap_or(Path::new(".")).join("ourslib");
+    let (inc, libdir, libname) = link_triple(lib, ref_dir, &link_dir)?;
     let mut cmd = Command::new(cc());
     cmd.arg("-O2")
         .arg("-std=gnu11")
@@ -362,22 +377,58 @@ pub fn ours_is_ref() -> bool {
         .unwrap_or(false)
 }
 
-/// (include dir, lib dir, -l name) for a build variant.
-pub fn link_triple(lib: Lib, ref_dir: &Path) -> Result<(PathBuf, PathBuf, String), String> {
+/// (include dir, lib dir, -l name) for a build variant.  For ours, `link_dir`
+/// receives symlinks `libb2rs.so` and `<SONAME>` to the library of this cargo
+/// run, so that `-lb2rs` finds it and the SONAME the program records (e.g.
+/// `libb2rs.so.0`) resolves at run time through the rpath.
+pub fn link_triple(
+    lib: Lib,
+    ref_dir: &Path,
+    link_dir: &Path,
+) -> Result<(PathBuf, PathBuf, String), String> {
     if lib == Lib::Ref || ours_is_ref() {
         if lib == Lib::Ours {
             eprintln!("note: B2RS_INTEROP_OURS=ref: the 'ours' build links the reference library");
         }
         return Ok((ref_include(ref_dir), ref_libdir(ref_dir), "blosc2".into()));
     }
-    let libdir = ours_libdir();
-    if !libdir.join("libb2rs.so").is_file() {
+    let real = absolute(&ours_libdir().join("libb2rs.so"));
+    if !real.is_file() {
         return Err(format!(
             "{} does not exist: build the library first (cargo build / cargo test builds it)",
-            libdir.join("libb2rs.so").display()
+            real.display()
         ));
     }
-    Ok((ours_include(Some(ref_dir)), libdir, "b2rs".into()))
+    std::fs::create_dir_all(link_dir).map_err(|e| format!("{}: {e}", link_dir.display()))?;
+    let mut names = vec!["libb2rs.so".to_string()];
+    if let Some(so) = soname_of(&real) {
+        if !so.contains('/') && !names.contains(&so) {
+            names.push(so);
+        }
+    }
+    for n in names {
+        let l = link_dir.join(&n);
+        let _ = std::fs::remove_file(&l);
+        std::os::unix::fs::symlink(&real, &l).map_err(|e| format!("{}: {e}", l.display()))?;
+    }
+    Ok((
+        ours_include(Some(ref_dir)),
+        absolute(link_dir),
+        "b2rs".into(),
+    ))
+}
+
+/// The DT_SONAME of a shared library (via `readelf -d`), if any.
+pub fn soname_of(lib: &Path) -> Option<String> {
+    let o = run_cmd(
+        Command::new("readelf").arg("-d").arg(lib),
+        Duration::from_secs(60),
+    );
+    o.stdout
+        .lines()
+        .find(|l| l.contains("(SONAME)"))
+        .and_then(|l| l.split('[').nth(1))
+        .map(|s| s.trim_end_matches(']').to_string())
 }
 
 /// Number of worker threads for case matrices.

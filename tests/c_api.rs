@@ -1,0 +1,250 @@
+//! The C API test programs in `c-tests/*.c`, built and run through the C ABI.
+//!
+//! Every program is compiled with the C compiler (`$CC`, else `cc`) against
+//! our generated headers (`include/`) and linked to the `libb2rs.so` of the
+//! current cargo profile (rpath to it), then run; it must exit with 0.  Each
+//! program prints `<name>: N passed, M failed` as its last line, runs every
+//! test function in a forked child (a crash is reported as a failure of that
+//! test) and lists the failing checks as `file:line: [test] ...`.
+//!
+//! When the reference C-Blosc2 is available (`$B2RS_REF_DIR`, which
+//! `tools/test.sh` sets to the unpacked wheel holding `blosc2/include` and
+//! `blosc2/lib`; default `target/reference`) the same programs are also built
+//! with `-DB2RS_REFERENCE=1` against the reference and run, so that the suite
+//! itself stays validated against the reference.  `-DB2RS_REFERENCE` compiles
+//! out the checks of behaviour in which the reference has a known bug (see
+//! `c-tests/b2rs_test.h`).
+//!
+//! One `#[test]` per program and library, so they run in parallel and are
+//! reported one by one; `every_c_program_is_listed` makes sure a new
+//! `c-tests/*.c` file gets its tests here.
+//!
+//! Environment:
+//! * `B2RS_REF_DIR`: the unpacked reference wheel; without it the
+//!   `reference_*` tests are skipped with a message;
+//! * `B2RS_C_TEST_TIMEOUT`: seconds allowed per program run (default 600);
+//! * `B2RS_TEST_NOFORK=1`, `B2RS_TEST_VERBOSE=1`: passed through to the
+//!   programs (see `c-tests/b2rs_test.h`).
+
+mod common;
+
+use common::Lib;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+/// Environment variables the library reads; cleared for the programs so the
+/// caller's environment cannot change their results (`test_env` sets them
+/// itself).
+const BLOSC_ENV: [&str; 14] = [
+    "BLOSC_NTHREADS",
+    "BLOSC_CLEVEL",
+    "BLOSC_COMPRESSOR",
+    "BLOSC_SHUFFLE",
+    "BLOSC_TYPESIZE",
+    "BLOSC_BLOCKSIZE",
+    "BLOSC_SPLITMODE",
+    "BLOSC_DELTA",
+    "BLOSC_NOLOCK",
+    "BLOSC_BLOSC1_COMPAT",
+    "BLOSC_LOCKING",
+    "BLOSC_MAX_CACHED_READERS",
+    "BLOSC_TRACE",
+    "BTUNE_TRADEOFF",
+];
+
+fn c_tests_dir() -> PathBuf {
+    common::repo_root().join("c-tests")
+}
+
+fn timeout() -> Duration {
+    let secs = std::env::var("B2RS_C_TEST_TIMEOUT")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .filter(|&s| s > 0)
+        .unwrap_or(600);
+    Duration::from_secs(secs)
+}
+
+/// The last `max_lines` lines of a text.
+fn tail(text: &str, max_lines: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.len().saturating_sub(max_lines);
+    let mut s = String::new();
+    if start > 0 {
+        s.push_str(&format!("[... {start} earlier lines ...]\n"));
+    }
+    s.push_str(&lines[start..].join("\n"));
+    s
+}
+
+/// Build `c-tests/<name>.c` against `lib` and run it.
+fn build_and_run(name: &str, lib: Lib) {
+    let variant = match lib {
+        Lib::Ours => "ours",
+        Lib::Ref => "reference",
+    };
+    let ref_dir = common::ref_dir();
+    if lib == Lib::Ref && ref_dir.is_none() {
+        common::skip(&format!("reference_{name}"), &common::missing_ref_message());
+        return;
+    }
+    // link_triple only looks at ref_dir for Lib::Ref, or for Lib::Ours when
+    // include/ has no headers yet
+    let ref_dir_path = ref_dir
+        .clone()
+        .unwrap_or_else(|| common::repo_root().join("target").join("reference"));
+
+    let out_dir = common::profile_dir().join("c-tests").join(variant);
+    std::fs::create_dir_all(&out_dir).expect("create the c-tests output dir");
+    let src = c_tests_dir().join(format!("{name}.c"));
+    assert!(src.is_file(), "{} does not exist", src.display());
+    let exe = out_dir.join(name);
+    // a link dir per program: link_triple (re)creates symlinks in it
+    let link_dir = out_dir.join(format!("{name}.lib"));
+    let (inc, libdir, libname) = match common::link_triple(lib, &ref_dir_path, &link_dir) {
+        Ok(t) => t,
+        Err(e) => panic!("{variant}_{name}: {e}"),
+    };
+    if lib == Lib::Ours && !inc.join("blosc2.h").is_file() {
+        panic!(
+            "{variant}_{name}: no blosc2.h in {} (the generated headers are missing)",
+            inc.display()
+        );
+    }
+
+    let mut cc = Command::new(common::cc());
+    cc.arg("-std=c11")
+        .arg("-O1")
+        .arg("-g")
+        .arg("-Wall")
+        .arg("-I")
+        .arg(c_tests_dir())
+        .arg("-I")
+        .arg(&inc);
+    if lib == Lib::Ref {
+        cc.arg("-DB2RS_REFERENCE=1");
+    }
+    cc.arg(&src)
+        .arg("-o")
+        .arg(&exe)
+        .arg("-L")
+        .arg(&libdir)
+        .arg(format!("-l{libname}"))
+        .arg("-lpthread")
+        .arg(format!("-Wl,-rpath,{}", libdir.display()));
+    let built = common::run_cmd(&mut cc, Duration::from_secs(300));
+    assert!(
+        built.ok(),
+        "{variant}_{name}: compiling {} against {} ({}) failed: {}\n--- compiler output:\n{}{}",
+        src.display(),
+        libname,
+        libdir.display(),
+        built.describe(),
+        built.stdout,
+        built.stderr
+    );
+
+    let mut run = Command::new(&exe);
+    run.current_dir(&out_dir);
+    for v in BLOSC_ENV {
+        run.env_remove(v);
+    }
+    let out = common::run_cmd(&mut run, timeout());
+    let summary = out
+        .stdout
+        .lines()
+        .rev()
+        .find(|l| l.contains(" passed, "))
+        .unwrap_or("(no summary line)")
+        .to_string();
+    if !out.ok() {
+        let status = match (out.code, out.timed_out) {
+            (_, true) => format!("timed out after {:?}", timeout()),
+            (Some(c), _) => format!("exit status {c}"),
+            (None, _) => "killed by a signal".to_string(),
+        };
+        panic!(
+            "{variant}_{name}: {} ({status}); {summary}\n--- stderr (failed checks):\n{}\n--- stdout:\n{}",
+            exe.display(),
+            tail(&out.stderr, 300),
+            tail(&out.stdout, 50)
+        );
+    }
+    println!("{variant}_{name}: {summary}");
+}
+
+macro_rules! c_programs {
+    ($($name:ident),* $(,)?) => {
+        /// The programs that have tests below.
+        const PROGRAMS: &[&str] = &[$(stringify!($name)),*];
+
+        mod ours {
+            $(
+                #[test]
+                fn $name() {
+                    super::build_and_run(stringify!($name), super::Lib::Ours);
+                }
+            )*
+        }
+
+        mod reference {
+            $(
+                #[test]
+                fn $name() {
+                    super::build_and_run(stringify!($name), super::Lib::Ref);
+                }
+            )*
+        }
+    };
+}
+
+c_programs!(
+    test_badinput,
+    test_blosc1,
+    test_chunk,
+    test_contexts,
+    test_env,
+    test_getitem,
+    test_global,
+    test_misc,
+    test_plugins,
+    test_prefilter,
+    test_special,
+    test_threads,
+    test_threads_cb,
+    test_vlblocks,
+);
+
+/// Every `c-tests/*.c` has its pair of tests in `c_programs!` above.
+#[test]
+fn every_c_program_is_listed() {
+    let mut missing = Vec::new();
+    let dir = c_tests_dir();
+    let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for entry in entries {
+        let path = entry.expect("read_dir entry").path();
+        if path.extension().and_then(|e| e.to_str()) != Some("c") {
+            continue;
+        }
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default()
+            .to_string();
+        if !PROGRAMS.contains(&stem.as_str()) {
+            missing.push(stem);
+        }
+    }
+    missing.sort();
+    assert!(
+        missing.is_empty(),
+        "c-tests programs without tests in tests/c_api.rs (add them to c_programs!): {missing:?}"
+    );
+    for p in PROGRAMS {
+        assert!(
+            dir.join(format!("{p}.c")).is_file(),
+            "c_programs! lists {p} but c-tests/{p}.c does not exist"
+        );
+    }
+}

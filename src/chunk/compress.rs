@@ -392,7 +392,9 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
             let r = with_worker(|w: &mut Worker| -> Result<Option<Vec<u8>>> {
                 let bsize = plan.bsize(j);
                 let off = j * plan.blocksize;
-                let (codec, a, b, _) = w.buffers(plan.blocksize);
+                let nstreams = plan.nstreams(j);
+                let budget = plan.blocksize + 4 * plan.typesize.max(nstreams);
+                let (codec, a, b, out) = w.buffers(budget + 4 * nstreams + 1);
                 let filtered: &[u8] = match &filtered_all {
                     Some(f) => &f[off..off + bsize],
                     None => pipeline::forward(
@@ -404,23 +406,17 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
                         &mut b[..bsize],
                     )?,
                 };
-                let nstreams = plan.nstreams(j);
-                let budget = plan.blocksize + 4 * plan.typesize.max(nstreams);
-                let mut out = vec![0u8; budget + 4 * nstreams + 1];
                 Ok(encode_streams(
                     codec,
                     params,
                     filtered,
                     nstreams,
-                    &mut out,
+                    out,
                     budget,
                     cdict.as_ref(),
                     hdr_bytes,
                 )?
-                .map(|n| {
-                    out.truncate(n);
-                    out
-                }))
+                .map(|n| out[..n].to_vec()))
             });
             *results[j].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
         });

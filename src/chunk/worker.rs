@@ -2,8 +2,9 @@
 
 use crate::codecs::CodecState;
 use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
 
 /// Scratch of one worker thread, reused across blocks and calls.
 #[derive(Default)]
@@ -64,7 +65,106 @@ pub fn set_executor(e: Option<Arc<dyn Executor>>) {
     *EXECUTOR.write().unwrap_or_else(|e| e.into_inner()) = e;
 }
 
-/// Run `job(j)` for each `j < n` on up to `nthreads` threads (the calling one included).
+/// A job handed to pool threads: a type-erased `&(dyn Fn() + Sync)` plus its completion latch.
+struct Task {
+    job: usize,
+    vtable: usize,
+    latch: Arc<Latch>,
+}
+
+/// Counts outstanding tasks of one `parallel_for` call.
+struct Latch {
+    left: Mutex<usize>,
+    done: Condvar,
+}
+
+impl Latch {
+    fn finish_one(&self) {
+        let mut left = self.left.lock().unwrap_or_else(|e| e.into_inner());
+        *left -= 1;
+        if *left == 0 {
+            self.done.notify_all();
+        }
+    }
+
+    fn wait(&self) {
+        let mut left = self.left.lock().unwrap_or_else(|e| e.into_inner());
+        while *left > 0 {
+            left = self.done.wait(left).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+/// Threads created once and reused by every call, so that their scratch ([`Worker`]) and codec
+/// contexts survive between calls.
+struct Pool {
+    queue: Mutex<VecDeque<Task>>,
+    ready: Condvar,
+    threads: Mutex<usize>,
+    pid: u32,
+}
+
+static POOL: Mutex<Option<Arc<Pool>>> = Mutex::new(None);
+
+fn pool() -> Arc<Pool> {
+    let mut g = POOL.lock().unwrap_or_else(|e| e.into_inner());
+    let pid = std::process::id();
+    match &*g {
+        // After fork() the pool's threads do not exist in the child: start a new pool.
+        Some(p) if p.pid == pid => p.clone(),
+        _ => {
+            let p = Arc::new(Pool {
+                queue: Mutex::new(VecDeque::new()),
+                ready: Condvar::new(),
+                threads: Mutex::new(0),
+                pid,
+            });
+            *g = Some(p.clone());
+            p
+        }
+    }
+}
+
+impl Pool {
+    fn ensure_threads(self: &Arc<Self>, n: usize) -> usize {
+        let mut have = self.threads.lock().unwrap_or_else(|e| e.into_inner());
+        while *have < n {
+            let me = self.clone();
+            let spawned = std::thread::Builder::new()
+                .name("b2rs-worker".into())
+                .spawn(move || me.run());
+            if spawned.is_err() {
+                break;
+            }
+            *have += 1;
+        }
+        *have
+    }
+
+    fn run(&self) {
+        loop {
+            let task = {
+                let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+                loop {
+                    if let Some(t) = q.pop_front() {
+                        break t;
+                    }
+                    q = self.ready.wait(q).unwrap_or_else(|e| e.into_inner());
+                }
+            };
+            // SAFETY: (job, vtable) are the two halves of a `&(dyn Fn() + Sync)` whose referent
+            // outlives the task: `parallel_for` waits on the latch before returning.
+            let job: &(dyn Fn() + Sync) = unsafe {
+                std::mem::transmute::<(usize, usize), &(dyn Fn() + Sync)>((task.job, task.vtable))
+            };
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+            task.latch.finish_one();
+        }
+    }
+}
+
+/// Run `job(j)` for each `j < n` on up to `nthreads` threads (the calling one included). The
+/// other threads come from a pool created once (or from the application's executor).
 pub fn parallel_for(nthreads: usize, n: usize, job: &(dyn Fn(usize) + Sync)) {
     let nthreads = nthreads.max(1).min(n);
     if nthreads <= 1 {
@@ -84,10 +184,28 @@ pub fn parallel_for(nthreads: usize, n: usize, job: &(dyn Fn(usize) + Sync)) {
         exec.run(nthreads, &|_| drain());
         return;
     }
-    std::thread::scope(|s| {
-        for _ in 1..nthreads {
-            s.spawn(drain);
-        }
-        drain();
+    let pool = pool();
+    let helpers = pool.ensure_threads(nthreads - 1).min(nthreads - 1);
+    let latch = Arc::new(Latch {
+        left: Mutex::new(helpers),
+        done: Condvar::new(),
     });
+    let erased: &(dyn Fn() + Sync) = &drain;
+    // SAFETY: a fat reference is two words; it is rebuilt with the same type in `Pool::run`, and
+    // the referent (`drain`, on this stack frame) outlives every task because we wait below.
+    let (job_ptr, vtable) =
+        unsafe { std::mem::transmute::<&(dyn Fn() + Sync), (usize, usize)>(erased) };
+    {
+        let mut q = pool.queue.lock().unwrap_or_else(|e| e.into_inner());
+        for _ in 0..helpers {
+            q.push_back(Task {
+                job: job_ptr,
+                vtable,
+                latch: latch.clone(),
+            });
+        }
+    }
+    pool.ready.notify_all();
+    drain();
+    latch.wait();
 }

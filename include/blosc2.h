@@ -1412,7 +1412,8 @@ int blosc2_compress_ctx(blosc2_context *context,
                         int32_t destsize);
 
 /**
- * Create a context for compression.
+ * Create a context for compression; NULL for filter ids that are not defined (5..=31, and
+ * 37..=159 above the registered plugins). Other bad parameters make compression fail instead.
  *
  * # Safety
  * None beyond passing a valid struct by value; pointers inside `cparams` (prefilter params)
@@ -1577,7 +1578,8 @@ int blosc2_getitem_ctx(blosc2_context *context,
                        int32_t destsize);
 
 /**
- * Initialise the library (reads `BLOSC_NTHREADS`).
+ * Initialise the library. Nothing to do in b2rs: its state is ready from the start. (As in
+ * C-Blosc2, `BLOSC_NTHREADS` is not read here but by the compression and decompression calls.)
  */
 BLOSC_EXPORT void blosc2_init(void);
 

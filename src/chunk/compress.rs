@@ -40,7 +40,7 @@ pub fn check_cparams(p: &CParams) -> Result<()> {
     }
     if p.use_dict && !matches!(p.compcode, codecs::ZSTD | codecs::LZ4 | codecs::LZ4HC) {
         crate::trace_error!("Dictionaries are only supported with ZSTD, LZ4 and LZ4HC");
-        return Err(Error::CodecDict);
+        return Err(Error::CodecParam);
     }
     pipeline::validate(&p.filters)?;
     if p.instr_codec {

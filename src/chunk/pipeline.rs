@@ -155,9 +155,11 @@ pub fn backward(
                 let f = user_filter(id)?;
                 let mut si = info.stream;
                 si.meta = meta;
-                if f.imp.backward(src, dst, si, id) != 0 {
+                let rc = f.imp.backward(src, dst, si, id);
+                if rc != 0 {
                     crate::trace_error!("User-defined filter {} failed during decompression", id);
-                    return Err(Error::FilterPipeline);
+                    // C-Blosc2 returns the filter's own error code.
+                    return Err(Error::from_callback(rc, Error::FilterPipeline));
                 }
             }
         }

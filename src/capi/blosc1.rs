@@ -142,12 +142,13 @@ pub unsafe extern "C" fn blosc2_compress(
             Ok(p) => p,
             Err(e) => return e.code(),
         };
-        if srcsize < 0 || destsize < 0 {
+        if srcsize < 0 {
             return Error::InvalidParam.code();
         }
-        // SAFETY: the caller guarantees the buffer sizes.
+        // SAFETY: the caller guarantees the buffer sizes. A negative `destsize` is no room at
+        // all (below the minimum overhead: -35, as in C-Blosc2).
         let (Some(s), Some(d)) = (unsafe { slice(src, srcsize as usize) }, unsafe {
-            slice_mut(dest, destsize as usize)
+            slice_mut(dest, destsize.max(0) as usize)
         }) else {
             return Error::NullPointer.code();
         };

@@ -46,12 +46,13 @@ pub(crate) fn compress_with(
         crate::trace_error!("Context is not meant for compression.  Giving up.");
         return Error::InvalidParam.code();
     };
-    if srcsize < 0 || destsize < 0 {
+    if srcsize < 0 {
         return Error::InvalidParam.code();
     }
-    // SAFETY: the caller guarantees the buffer sizes.
+    // SAFETY: the caller guarantees the buffer sizes. A negative `destsize` is no room at all
+    // (below the minimum overhead: -35, as in C-Blosc2).
     let (Some(s), Some(d)) = (unsafe { slice(src, srcsize as usize) }, unsafe {
-        slice_mut(dest, destsize as usize)
+        slice_mut(dest, destsize.max(0) as usize)
     }) else {
         return Error::NullPointer.code();
     };
@@ -500,13 +501,12 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
             return Error::NullPointer.code();
         };
         let Kind::Compress(p) = &ctx.kind else {
+            crate::trace_error!("Context is not meant for compression.  Giving up.");
             return Error::InvalidParam.code();
         };
-        if nblocks <= 0 || destsize < 0 {
+        if nblocks <= 0 || srcs.is_null() || srcsizes.is_null() {
+            crate::trace_error!("Invalid VL blocks (count or NULL arrays)");
             return Error::InvalidParam.code();
-        }
-        if srcs.is_null() || srcsizes.is_null() || dest.is_null() {
-            return Error::NullPointer.code();
         }
         let n = nblocks as usize;
         // SAFETY: the caller guarantees `nblocks` entries in both arrays.
@@ -518,21 +518,36 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
         };
         let mut blocks = Vec::with_capacity(n);
         for (&ptr, &size) in ptrs.iter().zip(sizes) {
-            if size < 0 {
+            if size < 0 || ptr.is_null() {
+                crate::trace_error!("Invalid VL block (negative size or NULL pointer)");
                 return Error::InvalidParam.code();
             }
             // SAFETY: the caller guarantees each block is readable for its size.
             match unsafe { slice(ptr, size as usize) } {
                 Some(b) => blocks.push(b),
-                None => return Error::NullPointer.code(),
+                None => return Error::InvalidParam.code(),
             }
         }
-        // SAFETY: the caller guarantees `destsize` writable bytes.
-        let Some(d) = (unsafe { slice_mut(dest, destsize as usize) }) else {
+        // SAFETY: the caller guarantees `destsize` writable bytes (none when negative: -35).
+        let Some(d) = (unsafe { slice_mut(dest, destsize.max(0) as usize) }) else {
             return Error::NullPointer.code();
         };
         code_of(chunk::vlcompress(p, &blocks, d))
     })
+}
+
+/// The parameters of a context for the VL-block decompressors, which need a decompression
+/// context (-12 otherwise).
+fn vl_dparams(context: *mut blosc2_context) -> Result<DParams, Error> {
+    // SAFETY: checked for NULL; the caller guarantees the context is live.
+    match unsafe { context.as_ref() }.map(|c| &c.kind) {
+        None => Err(Error::NullPointer),
+        Some(Kind::Decompress(p)) => Ok(p.clone()),
+        Some(Kind::Compress(_)) => {
+            crate::trace_error!("Context is not meant for decompression.  Giving up.");
+            Err(Error::InvalidParam)
+        }
+    }
 }
 
 fn malloc_copy(b: &[u8]) -> *mut u8 {
@@ -560,20 +575,16 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
     maxblocks: i32,
 ) -> c_int {
     guard(fail(), || {
-        // SAFETY: checked for NULL.
-        let ctx = unsafe { context.as_ref() };
-        if ctx.is_none() || src.is_null() || dests.is_null() || destsizes.is_null() {
-            return Error::NullPointer.code();
-        }
-        if srcsize < 0 || maxblocks < 0 {
-            return Error::InvalidParam.code();
-        }
-        let dp = match dparams_of(ctx) {
+        let dp = match vl_dparams(context) {
             Ok(p) => p,
             Err(e) => return e.code(),
         };
-        // SAFETY: the caller guarantees `srcsize` readable bytes.
-        let Some(s) = (unsafe { slice(src, srcsize as usize) }) else {
+        if src.is_null() || dests.is_null() || destsizes.is_null() || maxblocks < 0 {
+            crate::trace_error!("Invalid parameters (NULL pointers or negative maxblocks)");
+            return Error::InvalidParam.code();
+        }
+        // SAFETY: the caller guarantees `srcsize` readable bytes (none when negative).
+        let Some(s) = (unsafe { slice(src, srcsize.max(0) as usize) }) else {
             return Error::NullPointer.code();
         };
         let blocks = match chunk::vldecompress(&dp, s) {
@@ -611,13 +622,11 @@ pub unsafe extern "C" fn blosc2_vlchunk_get_nblocks(
 ) -> c_int {
     guard(fail(), || {
         if src.is_null() || nblocks.is_null() {
-            return Error::NullPointer.code();
-        }
-        if srcsize < 0 {
+            crate::trace_error!("NULL chunk or output");
             return Error::InvalidParam.code();
         }
-        // SAFETY: the caller guarantees `srcsize` readable bytes.
-        let Some(s) = (unsafe { slice(src, srcsize as usize) }) else {
+        // SAFETY: the caller guarantees `srcsize` readable bytes (none when negative).
+        let Some(s) = (unsafe { slice(src, srcsize.max(0) as usize) }) else {
             return Error::NullPointer.code();
         };
         match Header::parse(s) {
@@ -646,20 +655,16 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
     destsize: *mut i32,
 ) -> c_int {
     guard(fail(), || {
-        // SAFETY: checked for NULL.
-        let ctx = unsafe { context.as_ref() };
-        if ctx.is_none() || src.is_null() || dest.is_null() || destsize.is_null() {
-            return Error::NullPointer.code();
-        }
-        if srcsize < 0 {
-            return Error::InvalidParam.code();
-        }
-        let dp = match dparams_of(ctx) {
+        let dp = match vl_dparams(context) {
             Ok(p) => p,
             Err(e) => return e.code(),
         };
-        // SAFETY: the caller guarantees `srcsize` readable bytes.
-        let Some(s) = (unsafe { slice(src, srcsize as usize) }) else {
+        if src.is_null() || dest.is_null() || destsize.is_null() {
+            crate::trace_error!("NULL chunk or output");
+            return Error::InvalidParam.code();
+        }
+        // SAFETY: the caller guarantees `srcsize` readable bytes (none when negative).
+        let Some(s) = (unsafe { slice(src, srcsize.max(0) as usize) }) else {
             return Error::NullPointer.code();
         };
         let c = match chunk::Chunk::parse(s) {
@@ -695,11 +700,13 @@ unsafe fn special_impl(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    if dest.is_null() {
-        return Error::NullPointer.code();
-    }
-    if nbytes < 0 || destsize < 0 {
+    if nbytes < 0 {
         return Error::InvalidParam.code();
+    }
+    // A negative `destsize` is no room (-3 like a too small destination, as in C-Blosc2).
+    let destsize = destsize.max(0);
+    if dest.is_null() && destsize > 0 {
+        return Error::NullPointer.code();
     }
     let ctx = new_cctx(cparams);
     let Kind::Compress(p) = &ctx.kind else {

@@ -356,3 +356,21 @@ pub extern "C" fn blosc2_get_blosc2_io_defaults() -> blosc2_io {
 pub extern "C" fn blosc2_get_blosc2_stdio_mmap_defaults() -> blosc2_stdio_mmap {
     BLOSC2_STDIO_MMAP_DEFAULTS
 }
+
+#[cfg(test)]
+mod tests {
+    use super::strtol;
+
+    #[test]
+    fn strtol_reads_like_c() {
+        assert_eq!(strtol("42"), 42);
+        assert_eq!(strtol("  -7"), -7);
+        assert_eq!(strtol("+3x"), 3);
+        assert_eq!(strtol("10abc"), 10);
+        assert_eq!(strtol("abc"), 0);
+        assert_eq!(strtol(""), 0);
+        assert_eq!(strtol("-"), 0);
+        assert_eq!(strtol("99999999999999999999999"), i64::MAX);
+        assert_eq!(strtol("-99999999999999999999999"), -i64::MAX);
+    }
+}

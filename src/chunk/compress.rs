@@ -557,6 +557,13 @@ pub fn vlcompress(params: &CParams, blocks: &[&[u8]], dst: &mut [u8]) -> Result<
     if nbytes > MAX_BUFFERSIZE as usize {
         return Err(Error::MaxBufsizeExceeded);
     }
+    if dst.len() < EXTENDED_HEADER_LENGTH {
+        crate::trace_error!(
+            "Output buffer size should be larger than {} bytes",
+            EXTENDED_HEADER_LENGTH
+        );
+        return Err(Error::MaxBufsizeExceeded);
+    }
     if blocks.iter().any(|b| b.is_empty()) {
         crate::trace_error!("VL blocks cannot be empty");
         return Err(Error::InvalidParam);

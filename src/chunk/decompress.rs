@@ -40,7 +40,7 @@ impl<'a> Chunk<'a> {
         }
         if header.is_lazy() {
             crate::trace_error!("Lazy chunks cannot be decoded from a buffer");
-            return Err(Error::InvalidHeader);
+            return Err(Error::InvalidParam);
         }
         let buf = &src[..cbytes];
         let hl = header.header_len();
@@ -346,12 +346,23 @@ pub fn decompress(
     dst: &mut [u8],
     maskout: Option<&[bool]>,
 ) -> Result<usize> {
-    let chunk = Chunk::parse(src)?;
-    let nbytes = chunk.nbytes();
-    if dst.len() < nbytes {
-        crate::trace_error!("The destination is too small: {} < {}", dst.len(), nbytes);
+    // As C-Blosc2: the header and the source length first, then the destination size, then the
+    // rest of the chunk.
+    let header = Header::parse(src)?;
+    if src.len() < header.cbytes as usize {
+        crate::trace_error!("The header's cbytes exceeds the source size");
+        return Err(Error::InvalidHeader);
+    }
+    if dst.len() < header.nbytes as usize {
+        crate::trace_error!(
+            "The destination is too small: {} < {}",
+            dst.len(),
+            header.nbytes
+        );
         return Err(Error::WriteBuffer);
     }
+    let chunk = Chunk::parse(src)?;
+    let nbytes = chunk.nbytes();
     let dst = &mut dst[..nbytes];
     let nblocks = chunk.header.nblocks();
     if let Some(m) = maskout {
@@ -519,7 +530,7 @@ pub fn vldecompress(dparams: &DParams, src: &[u8]) -> Result<Vec<Vec<u8>>> {
     let chunk = Chunk::parse(src)?;
     if !chunk.header.is_vlblocks() {
         crate::trace_error!("The chunk is not a VL-block chunk");
-        return Err(Error::InvalidHeader);
+        return Err(Error::InvalidParam);
     }
     let n = chunk.header.nblocks();
     let mut out = Vec::with_capacity(n);

@@ -142,7 +142,12 @@ pub(crate) fn new_dctx(dparams: &blosc2_dparams) -> Box<blosc2_context_s> {
 /// must stay valid while the context is used.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context {
-    guard(core::ptr::null_mut(), || Box::into_raw(new_cctx(&cparams)))
+    guard(core::ptr::null_mut(), || {
+        if crate::chunk::pipeline::check_defined(&cparams.filters).is_err() {
+            return core::ptr::null_mut();
+        }
+        Box::into_raw(new_cctx(&cparams))
+    })
 }
 
 /// Create a context for decompression.

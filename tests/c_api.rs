@@ -209,6 +209,7 @@ c_programs!(
     test_global,
     test_misc,
     test_plugins,
+    test_plugin_filters,
     test_prefilter,
     test_special,
     test_threads,

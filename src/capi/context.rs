@@ -135,19 +135,7 @@ pub(crate) fn apply_env_dparams(p: &mut DParams) {
 /// Whether C-Blosc2's `blosc2_create_cctx` refuses these parameters (and returns NULL): a filter
 /// id in the undefined ranges 5..=31 or (above the registered plugins) ..=159.
 pub(crate) fn cparams_refused(cparams: &blosc2_cparams) -> bool {
-    let last_registered = super::consts::BLOSC_LAST_REGISTERED_FILTER;
-    cparams.filters.iter().any(|&f| {
-        let f = f as c_int;
-        let undefined = (super::consts::BLOSC_LAST_FILTER
-            ..=super::consts::BLOSC2_DEFINED_FILTERS_STOP)
-            .contains(&f);
-        let unregistered =
-            f > last_registered && f <= super::consts::BLOSC2_GLOBAL_REGISTERED_FILTERS_STOP;
-        if undefined || unregistered {
-            crate::trace_error!("filter ({}) is not yet defined", f);
-        }
-        undefined || unregistered
-    })
+    crate::chunk::pipeline::check_defined(&cparams.filters).is_err()
 }
 
 /// Create a compression context from C parameters (boxed; callbacks get its address).

@@ -93,8 +93,7 @@ impl CopyPlan {
                 )));
             }
         }
-        for i in 0..ndim {
-            let n = copy_shape[i];
+        for (i, &n) in copy_shape.iter().enumerate() {
             for (which, r) in [("source", &src), ("destination", &dst)] {
                 let (p, s) = (r.pad_shape[i], r.start[i]);
                 if n < 0 || p < 0 || s < 0 || s > p || n > p - s {

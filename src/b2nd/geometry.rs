@@ -237,8 +237,8 @@ impl Iterator for SliceChunks<'_> {
         let mut end = Vec::with_capacity(n);
         let mut start = Vec::with_capacity(n);
         let mut stop = Vec::with_capacity(n);
-        for i in 0..n {
-            let o = coords[i] * g.chunkshape[i] as i64;
+        for (i, &c) in coords.iter().enumerate() {
+            let o = c * g.chunkshape[i] as i64;
             let e = (o + g.chunkshape[i] as i64).min(g.shape[i]);
             origin.push(o);
             end.push(e);
@@ -276,8 +276,8 @@ impl Iterator for SliceBlocks<'_> {
         let mut origin = Vec::with_capacity(n);
         let mut start = Vec::with_capacity(n);
         let mut stop = Vec::with_capacity(n);
-        for i in 0..n {
-            let o = c.origin[i] + coords[i] * g.blockshape[i] as i64;
+        for (i, &b) in coords.iter().enumerate() {
+            let o = c.origin[i] + b * g.blockshape[i] as i64;
             origin.push(o);
             start.push(c.start[i].max(o));
             stop.push(c.stop[i].min(o + g.blockshape[i] as i64));

@@ -405,13 +405,14 @@ unsafe fn copy_buffer_c(
     // SAFETY: the caller guarantees both buffers reach their last copied item, which is what
     // src_len / dst_len measure.
     unsafe {
-        let dst_slice = std::slice::from_raw_parts_mut(dst as *mut u8, plan.dst_len());
         if s0 < d1 && d0 < s1 {
             // Overlapping buffers: never hold a shared and a mutable view of the same bytes.
             let tmp = std::slice::from_raw_parts(src as *const u8, plan.src_len()).to_vec();
+            let dst_slice = std::slice::from_raw_parts_mut(dst as *mut u8, plan.dst_len());
             plan.run(&tmp, dst_slice)
         } else {
             let src_slice = std::slice::from_raw_parts(src as *const u8, plan.src_len());
+            let dst_slice = std::slice::from_raw_parts_mut(dst as *mut u8, plan.dst_len());
             plan.run(src_slice, dst_slice)
         }
     }

@@ -645,6 +645,10 @@ impl IntoChunk for SharedChunk {
 
 /// Compress `src` into a new chunk (chunk number `nchunk` for the prefilter), trimmed to size.
 pub(crate) fn compress_chunk(cparams: &CParams, nchunk: i64, src: &[u8]) -> Result<Vec<u8>> {
+    if src.len() > MAX_BUFFERSIZE as usize {
+        crate::trace_error!("Input buffer size cannot exceed {} bytes", MAX_BUFFERSIZE);
+        return Err(Error::MaxBufsizeExceeded);
+    }
     let mut p = cparams.clone();
     p.nchunk = nchunk;
     let mut out = Vec::new();

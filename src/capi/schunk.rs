@@ -16,6 +16,7 @@ use crate::schunk::{ChunkBytes, IntoChunk, Schunk};
 use crate::Error;
 use core::ffi::{c_int, c_void};
 use core::ptr;
+use std::borrow::Cow;
 
 /// The allocation behind a `blosc2_schunk*`.
 #[repr(C)]
@@ -797,11 +798,23 @@ unsafe fn get_chunk_impl(
         return Error::NullPointer.code();
     }
     match h.core.get_chunk(nchunk) {
-        Ok(b) => {
-            // SAFETY: both out-pointers checked for NULL. In-memory chunks are lent, not copied.
+        Ok(Cow::Borrowed(b)) => {
+            // SAFETY: both out-pointers checked for NULL. Chunks held in memory are lent.
             unsafe {
                 *chunk = b.as_ptr() as *mut u8;
                 *needs_free = false;
+            }
+            b.len() as c_int
+        }
+        Ok(Cow::Owned(b)) => {
+            let p = malloc_copy(&b);
+            if p.is_null() {
+                return Error::MemoryAlloc.code();
+            }
+            // SAFETY: both out-pointers checked for NULL; the caller frees the copy.
+            unsafe {
+                *chunk = p;
+                *needs_free = true;
             }
             b.len() as c_int
         }
@@ -1083,18 +1096,20 @@ pub unsafe extern "C" fn blosc2_schunk_get_cparams(
             return Error::NullPointer.code();
         }
         let s = &h.c;
-        let mut c = blosc2_cparams::default();
-        c.schunk = schunk as *mut c_void;
-        c.filters = s.filters;
-        c.filters_meta = s.filters_meta;
-        c.compcode = s.compcode;
-        c.compcode_meta = s.compcode_meta;
-        c.clevel = s.clevel;
-        c.use_dict = s.use_dict as c_int;
-        c.typesize = s.typesize;
-        c.blocksize = s.blocksize;
-        c.splitmode = s.splitmode as i32;
-        c.nthreads = h.cur_cparams().nthreads;
+        let c = blosc2_cparams {
+            schunk: schunk as *mut c_void,
+            filters: s.filters,
+            filters_meta: s.filters_meta,
+            compcode: s.compcode,
+            compcode_meta: s.compcode_meta,
+            clevel: s.clevel,
+            use_dict: s.use_dict as c_int,
+            typesize: s.typesize,
+            blocksize: s.blocksize,
+            splitmode: s.splitmode as i32,
+            nthreads: h.cur_cparams().nthreads,
+            ..blosc2_cparams::default()
+        };
         let p = calloc_value(&c);
         if p.is_null() {
             return Error::MemoryAlloc.code();

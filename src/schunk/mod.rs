@@ -20,6 +20,7 @@ use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH, MAX_BUFFERSI
 use crate::chunk::{self, special};
 use crate::error::{Error, Result};
 use crate::params::{CParams, DParams};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// The bytes of one stored chunk. Implemented for `Vec<u8>`, `Box<[u8]>` and `Arc<[u8]>`; the
@@ -90,6 +91,14 @@ impl Stored {
 }
 
 /// Where the chunks of a super-chunk live.
+///
+/// Frame-backed super-chunks (contiguous frame in memory or in a file, sparse frame directory)
+/// will be a `Frame(crate::frame::Frame)` variant (see FRAME_API.md): every chunk operation
+/// below then forwards to the frame (`append_chunk`, `insert_chunk`, `update_chunk`,
+/// `delete_chunk`, `reorder_offsets`, `get_chunk` giving owned bytes for stored or synthesised
+/// special chunks), the counters come from the frame (`nbytes`, `cbytes`: specials count 0),
+/// and metalayer changes are pushed to it (`add_metalayer` only before the first chunk,
+/// `update_metalayer`, `set_vlmetalayer`, `delete_vlmetalayer`).
 enum Store {
     /// Chunks held in memory one by one (C-Blosc2: `frame == NULL`).
     Memory(Vec<Stored>),
@@ -275,11 +284,12 @@ impl Schunk {
         }
     }
 
-    /// The stored bytes of chunk `n` (exactly its `cbytes`).
-    pub fn get_chunk(&self, n: i64) -> Result<&[u8]> {
+    /// The stored bytes of chunk `n` (exactly its `cbytes`): borrowed for chunks held in
+    /// memory (frame-backed stores will also give owned, synthesised or read chunks).
+    pub fn get_chunk(&self, n: i64) -> Result<Cow<'_, [u8]>> {
         let i = self.index(n)?;
         match &self.store {
-            Store::Memory(v) => Ok(v[i].bytes()),
+            Store::Memory(v) => Ok(Cow::Borrowed(v[i].bytes())),
         }
     }
 
@@ -492,7 +502,7 @@ impl Schunk {
         let mut dp = dparams.clone();
         dp.nchunk = n;
         let src = self.get_chunk(i as i64)?;
-        let got = chunk::decompress(&dp, src, dst, maskout)?;
+        let got = chunk::decompress(&dp, &src, dst, maskout)?;
         if got != nb {
             crate::trace_error!("Error in decompressing chunk");
             return Err(Error::Failure);
@@ -509,7 +519,7 @@ impl Schunk {
     /// Decompress block `nblock` of the VL-block chunk `n`.
     pub fn get_vlblock(&self, n: i64, nblock: i32) -> Result<Vec<u8>> {
         let src = self.get_chunk(n)?;
-        let c = chunk::Chunk::parse(src)?;
+        let c = chunk::Chunk::parse(&src)?;
         if !c.header.is_vlblocks() {
             crate::trace_error!("Chunk {} does not use VL blocks", n);
             return Err(Error::InvalidParam);
@@ -612,13 +622,13 @@ impl Schunk {
         for n in 0..self.nchunks() {
             let src = self.get_chunk(n)?;
             if same {
-                out.append_chunk(src)?;
+                out.append_chunk(&*src)?;
             } else {
                 let nb = self.chunk_nbytes(n)? as usize;
                 buf.resize(nb, 0);
                 let mut dpn = dp.clone();
                 dpn.nchunk = n;
-                chunk::decompress(&dpn, src, &mut buf, None)?;
+                chunk::decompress(&dpn, &src, &mut buf, None)?;
                 out.append_buffer(&buf)?;
             }
         }

@@ -101,13 +101,13 @@ impl Schunk {
             self.current_nchunk = i as i64;
             let src = self.get_chunk(i as i64)?;
             if off == 0 && len == nb {
-                chunk::decompress(&dp, src, d, None)?;
+                chunk::decompress(&dp, &src, d, None)?;
             } else if self.is_vlblocks() {
                 scratch.resize(nb as usize, 0);
-                chunk::decompress(&dp, src, &mut scratch, None)?;
+                chunk::decompress(&dp, &src, &mut scratch, None)?;
                 d.copy_from_slice(&scratch[off as usize..(off + len) as usize]);
             } else {
-                chunk::getitem_bytes(&dp, src, off as usize, len as usize, d)?;
+                chunk::getitem_bytes(&dp, &src, off as usize, len as usize, d)?;
             }
             pos += len;
         }
@@ -156,7 +156,7 @@ impl Schunk {
                 scratch.resize(nb as usize, 0);
                 let mut dp = dparams.clone();
                 dp.nchunk = i as i64;
-                chunk::decompress(&dp, self.get_chunk(i as i64)?, &mut scratch, None)?;
+                chunk::decompress(&dp, &self.get_chunk(i as i64)?, &mut scratch, None)?;
                 scratch[off as usize..(off + len) as usize].copy_from_slice(s);
                 compress_chunk(cparams, i as i64, &scratch)?
             };
@@ -212,10 +212,10 @@ impl Schunk {
             let src = self.get_chunk(i as i64)?;
             if end - g == 1 && !self.is_vlblocks() {
                 let (_, off, k) = order[g];
-                chunk::getitem_bytes(&dp, src, off as usize, ts, &mut dst[k * ts..(k + 1) * ts])?;
+                chunk::getitem_bytes(&dp, &src, off as usize, ts, &mut dst[k * ts..(k + 1) * ts])?;
             } else {
                 scratch.resize(self.chunk_nbytes(i as i64)? as usize, 0);
-                chunk::decompress(&dp, src, &mut scratch, None)?;
+                chunk::decompress(&dp, &src, &mut scratch, None)?;
                 for &(_, off, k) in &order[g..end] {
                     let off = off as usize;
                     dst[k * ts..(k + 1) * ts].copy_from_slice(&scratch[off..off + ts]);

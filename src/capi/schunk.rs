@@ -10,7 +10,7 @@
 use super::context::{blosc2_context_s, Kind};
 use super::types::*;
 use super::{guard, slice, slice_mut};
-use crate::chunk::header::Header;
+use crate::chunk::header::{Header, MAX_BUFFERSIZE, MAX_OVERHEAD};
 use crate::params::{CParams, DParams};
 use crate::schunk::{ChunkBytes, IntoChunk, Schunk};
 use crate::Error;
@@ -63,6 +63,49 @@ pub(crate) fn malloc_copy(b: &[u8]) -> *mut u8 {
         }
         p
     }
+}
+
+/// Compress the data of chunk `nchunk` through the compression context `cctx` (what C-Blosc2
+/// does with `schunk->cctx`, which callers may replace), handing `nchunk` to its prefilter.
+/// Falls back on `fallback` when there is no compression context.
+fn ctx_compress(
+    cctx: *mut blosc2_context,
+    fallback: &CParams,
+    nchunk: i64,
+    src: &[u8],
+) -> crate::Result<Vec<u8>> {
+    // SAFETY: `cctx` is NULL or a live context of the super-chunk.
+    let Some(ctx) = (unsafe { cctx.as_mut() }) else {
+        return crate::schunk::compress_chunk(fallback, nchunk, src);
+    };
+    if let Kind::Compress(p) = &mut ctx.kind {
+        p.nchunk = nchunk;
+    }
+    if src.len() > MAX_BUFFERSIZE as usize {
+        crate::trace_error!("Input buffer size cannot exceed {} bytes", MAX_BUFFERSIZE);
+        return Err(Error::MaxBufsizeExceeded);
+    }
+    let cap = src.len() + MAX_OVERHEAD as usize;
+    let mut out = Vec::new();
+    out.try_reserve_exact(cap).map_err(|_| Error::MemoryAlloc)?;
+    out.resize(cap, 0);
+    // SAFETY: `src` and `out` are valid for the lengths given; the context is live.
+    let rc = unsafe {
+        super::chunk::blosc2_compress_ctx(
+            cctx,
+            src.as_ptr() as *const c_void,
+            src.len() as i32,
+            out.as_mut_ptr() as *mut c_void,
+            cap as i32,
+        )
+    };
+    if rc <= 0 {
+        crate::trace_error!("Cannot compress the chunk ({})", rc);
+        return Err(Error::from_code(rc).unwrap_or(Error::Failure));
+    }
+    out.truncate(rc as usize);
+    out.shrink_to_fit();
+    Ok(out)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -548,9 +591,14 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
         let Some(dst) = (unsafe { handle(out) }) else {
             return ptr::null_mut();
         };
+        let (cctx, cp, dp) = (
+            dst.c.cctx,
+            dst.core.cparams().clone(),
+            dst.core.dparams().clone(),
+        );
         let copied = src
             .core
-            .copy_with(dst.core.cparams().clone(), dst.core.dparams().clone());
+            .copy_by(cp.clone(), dp, &mut |n, s| ctx_compress(cctx, &cp, n, s));
         match copied {
             Ok(core) => {
                 dst.core = core;
@@ -741,8 +789,10 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
         if let Err(e) = h.reserve_data(n + 1) {
             return e.code() as i64;
         }
-        let cp = h.cur_cparams();
-        let r = h.core.append_buffer_with(&cp, s);
+        let (cctx, cp) = (h.c.cctx, h.core.cparams().clone());
+        let r = h
+            .core
+            .append_buffer_by(&mut |n, s| ctx_compress(cctx, &cp, n, s), s);
         h.write_data_from(n);
         h.sync();
         code64(r)
@@ -978,8 +1028,14 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
         let Some(s) = (unsafe { slice(buffer, len) }) else {
             return Error::NullPointer.code();
         };
-        let (cp, dp) = (h.cur_cparams(), h.cur_dparams());
-        let r = h.core.set_slice_with(&cp, &dp, start, stop, s);
+        let (cctx, cp, dp) = (h.c.cctx, h.core.cparams().clone(), h.cur_dparams());
+        let r = h.core.set_slice_by(
+            &mut |n, s| ctx_compress(cctx, &cp, n, s),
+            &dp,
+            start,
+            stop,
+            s,
+        );
         h.write_data_from(0);
         h.sync();
         match r {

@@ -23,6 +23,10 @@ use crate::params::{CParams, DParams};
 use std::borrow::Cow;
 use std::sync::Arc;
 
+/// Makes one chunk out of the data of chunk number `nchunk` (the C layer compresses through
+/// the super-chunk's compression context, as C-Blosc2 does).
+pub type Compressor<'a> = dyn FnMut(i64, &[u8]) -> Result<Vec<u8>> + 'a;
+
 /// The bytes of one stored chunk. Implemented for `Vec<u8>`, `Box<[u8]>` and `Arc<[u8]>`; the
 /// C layer implements it for buffers taken over from C callers, so that they are released with
 /// the allocator they came from. Only the first `cbytes` bytes (from the chunk header) are used.
@@ -463,13 +467,19 @@ impl Schunk {
         Ok(())
     }
 
+    /// Compress `src` with `compress` (given the number of the new chunk) and append it;
+    /// returns the new number of chunks.
+    pub fn append_buffer_by(&mut self, compress: &mut Compressor<'_>, src: &[u8]) -> Result<i64> {
+        let n = self.nchunks();
+        self.current_nchunk = n;
+        let chunk = compress(n, src)?;
+        self.append_chunk(chunk)
+    }
+
     /// Compress `src` with `cparams` (chunk number handed to the prefilter: the new chunk's) and
     /// append it; returns the new number of chunks.
     pub fn append_buffer_with(&mut self, cparams: &CParams, src: &[u8]) -> Result<i64> {
-        let n = self.nchunks();
-        self.current_nchunk = n;
-        let chunk = compress_chunk(cparams, n, src)?;
-        self.append_chunk(chunk)
+        self.append_buffer_by(&mut |n, s| compress_chunk(cparams, n, s), src)
     }
 
     /// Compress `src` with the super-chunk's parameters and append it.
@@ -598,8 +608,13 @@ impl Schunk {
 
     /// A copy of this super-chunk (chunks, metalayers, variable-length metalayers) using other
     /// parameters. Chunks are copied as they are when the parameters produce the same chunks,
-    /// and recompressed otherwise.
-    pub fn copy_with(&self, cparams: CParams, dparams: DParams) -> Result<Schunk> {
+    /// and recompressed with `compress` otherwise.
+    pub fn copy_by(
+        &self,
+        cparams: CParams,
+        dparams: DParams,
+        compress: &mut Compressor<'_>,
+    ) -> Result<Schunk> {
         let a = &self.cparams;
         let same = cparams.typesize == a.typesize
             && cparams.clevel == a.clevel
@@ -629,7 +644,7 @@ impl Schunk {
                 let mut dpn = dp.clone();
                 dpn.nchunk = n;
                 chunk::decompress(&dpn, &src, &mut buf, None)?;
-                out.append_buffer(&buf)?;
+                out.append_buffer_by(compress, &buf)?;
             }
         }
         let defaults = CParams::default();
@@ -638,6 +653,13 @@ impl Schunk {
             out.vlmeta_add(&m.name, &content, &defaults)?;
         }
         Ok(out)
+    }
+
+    /// A copy of this super-chunk using other parameters (see [`Schunk::copy_by`]), chunks
+    /// being recompressed with `cparams` when needed.
+    pub fn copy_with(&self, cparams: CParams, dparams: DParams) -> Result<Schunk> {
+        let p = cparams.clone();
+        self.copy_by(cparams, dparams, &mut |n, s| compress_chunk(&p, n, s))
     }
 }
 

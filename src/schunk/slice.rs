@@ -1,7 +1,7 @@
 //! Reading and writing element ranges across chunks (`get/set_slice_buffer`,
 //! `get_sparse_buffer`, `get_slice_nchunks`).
 
-use super::{compress_chunk, Op, Schunk, Store};
+use super::{compress_chunk, Compressor, Op, Schunk, Store};
 use crate::chunk;
 use crate::error::{Error, Result};
 use crate::params::{CParams, DParams};
@@ -121,10 +121,10 @@ impl Schunk {
     }
 
     /// Overwrite the items `[start, stop)` with `src`, recompressing the chunks concerned with
-    /// `cparams` (chunks partly covered are decoded with `dparams` first).
-    pub fn set_slice_with(
+    /// `compress` (chunks partly covered are decoded with `dparams` first).
+    pub fn set_slice_by(
         &mut self,
-        cparams: &CParams,
+        compress: &mut Compressor<'_>,
         dparams: &DParams,
         start: i64,
         stop: i64,
@@ -151,19 +151,37 @@ impl Schunk {
             let len = (nb - off).min(bstop - pos);
             let s = &src[(pos - bstart) as usize..(pos - bstart + len) as usize];
             let new = if off == 0 && len == nb {
-                compress_chunk(cparams, i as i64, s)?
+                compress(i as i64, s)?
             } else {
                 scratch.resize(nb as usize, 0);
                 let mut dp = dparams.clone();
                 dp.nchunk = i as i64;
                 chunk::decompress(&dp, &self.get_chunk(i as i64)?, &mut scratch, None)?;
                 scratch[off as usize..(off + len) as usize].copy_from_slice(s);
-                compress_chunk(cparams, i as i64, &scratch)?
+                compress(i as i64, &scratch)?
             };
             self.place(new, Op::Update(i))?;
             pos += len;
         }
         Ok(())
+    }
+
+    /// Overwrite the items `[start, stop)` with `src`, recompressing with `cparams`.
+    pub fn set_slice_with(
+        &mut self,
+        cparams: &CParams,
+        dparams: &DParams,
+        start: i64,
+        stop: i64,
+        src: &[u8],
+    ) -> Result<()> {
+        self.set_slice_by(
+            &mut |n, s| compress_chunk(cparams, n, s),
+            dparams,
+            start,
+            stop,
+            src,
+        )
     }
 
     /// Overwrite the items `[start, stop)` with `src`, with the super-chunk's parameters.

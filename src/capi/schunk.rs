@@ -85,7 +85,7 @@ fn ctx_compress(
         crate::trace_error!("Input buffer size cannot exceed {} bytes", MAX_BUFFERSIZE);
         return Err(Error::MaxBufsizeExceeded);
     }
-    let cap = src.len() + MAX_OVERHEAD as usize;
+    let cap = src.len() + MAX_OVERHEAD;
     let mut out = Vec::new();
     out.try_reserve_exact(cap).map_err(|_| Error::MemoryAlloc)?;
     out.resize(cap, 0);

@@ -53,10 +53,10 @@
  *       larger than the old chunksize is refused with -20.
  *   B2RS_REFERENCE_BUG_REORDER_CHUNKSIZE  reorder_offsets keeps a fixed
  *       chunksize when a smaller last chunk moves to the middle (b2rs: 0).
- * Not a bug but a difference: a context reused for chunks of different sizes
- * keeps the blocksize of the smallest chunk in the reference, so chunks
- * appended after a smaller one compress differently; sizes are therefore
- * only compared against sums of the stored chunks, never as constants.
+ * Compressed sizes are only compared with sums over the stored chunks, never
+ * as constants: chunks are compressed through schunk->cctx, and the
+ * reference's context keeps the blocksize of its previous compression (so a
+ * chunk appended after a smaller one compresses differently).
  */
 #include "b2rs_test.h"
 

@@ -389,6 +389,22 @@ fn new_c_storage(
     st
 }
 
+/// A boxed handle with a zeroed C struct, built in place (the C struct is 65840 bytes).
+fn new_handle() -> Box<SchunkHandle> {
+    let mut b = Box::<SchunkHandle>::new_uninit();
+    let p = b.as_mut_ptr();
+    // SAFETY: every field is initialised before `assume_init`: the C struct with zero bytes
+    // (its all-zero pattern is `blosc2_schunk::ZEROED`: NULL pointers, zero integers, false),
+    // the others by `write`.
+    unsafe {
+        ptr::addr_of_mut!((*p).c).write_bytes(0, 1);
+        ptr::addr_of_mut!((*p).core).write(Schunk::new(CParams::default(), DParams::default()));
+        ptr::addr_of_mut!((*p).data_cap).write(0);
+        ptr::addr_of_mut!((*p).avoid_cframe_free).write(false);
+        b.assume_init()
+    }
+}
+
 /// Create an in-memory super-chunk from C parameters; returns the C pointer (NULL on error).
 ///
 /// # Safety
@@ -398,12 +414,7 @@ pub(crate) unsafe fn new_schunk_c(
     dparams: &blosc2_dparams,
     io: &blosc2_io,
 ) -> *mut blosc2_schunk {
-    let mut h = Box::new(SchunkHandle {
-        c: blosc2_schunk::ZEROED,
-        core: Schunk::new(CParams::default(), DParams::default()),
-        data_cap: 0,
-        avoid_cframe_free: false,
-    });
+    let mut h = new_handle();
     let cp = h.c_ptr();
     let mut cparams = *cparams;
     let mut dparams = *dparams;

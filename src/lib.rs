@@ -11,6 +11,7 @@ pub mod error;
 pub mod filters;
 pub mod params;
 pub mod registry;
+pub mod schunk;
 
 pub mod capi;
 

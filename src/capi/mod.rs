@@ -15,7 +15,9 @@ pub mod consts;
 pub mod context;
 pub mod frame;
 pub mod global;
+pub mod meta;
 pub mod plugins;
+pub mod schunk;
 pub mod types;
 pub mod util;
 

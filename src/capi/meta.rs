@@ -6,7 +6,6 @@
 //! metalayers are mirrored the same way (`content` = the stored, compressed chunk), and
 //! `blosc2_vlmeta_get_names` hands out pointers to those names.
 
-use super::consts::B2ND_MAX_DIM;
 use super::context::Kind;
 use super::schunk::{handle, malloc_copy, SchunkHandle};
 use super::types::*;
@@ -411,38 +410,6 @@ pub unsafe extern "C" fn blosc2_vlmeta_get_names(
 // n-dimensional super-chunks (b2nd / caterva metalayer) for blosc2_get_slice_nchunks
 // ---------------------------------------------------------------------------------------------
 
-/// The shape and chunk shape in a "b2nd" or "caterva" metalayer (B2ND.md §1).
-fn ndim_geometry(h: &SchunkHandle) -> Option<(Vec<i64>, Vec<i64>)> {
-    let m = h
-        .core
-        .metalayers()
-        .iter()
-        .find(|m| m.name == "b2nd")
-        .or_else(|| h.core.metalayers().iter().find(|m| m.name == "caterva"))?;
-    let c = &m.content;
-    let ndim = *c.get(2)? as usize;
-    if ndim > B2ND_MAX_DIM as usize {
-        return None;
-    }
-    // array header, version, ndim, then fixarray + ndim × (D3 + i64)
-    let mut pos = 3;
-    pos += 1;
-    let mut shape = Vec::with_capacity(ndim);
-    for _ in 0..ndim {
-        let b = c.get(pos + 1..pos + 9)?;
-        shape.push(i64::from_be_bytes(b.try_into().ok()?));
-        pos += 9;
-    }
-    pos += 1;
-    let mut chunkshape = Vec::with_capacity(ndim);
-    for _ in 0..ndim {
-        let b = c.get(pos + 1..pos + 5)?;
-        chunkshape.push(i32::from_be_bytes(b.try_into().ok()?) as i64);
-        pos += 5;
-    }
-    Some((shape, chunkshape))
-}
-
 /// Whether the super-chunk holds an n-dimensional array (b2nd or caterva metalayer).
 pub(crate) fn is_ndim(h: &SchunkHandle) -> bool {
     h.core
@@ -460,11 +427,20 @@ pub(crate) unsafe fn ndim_slice_nchunks(
     start: *const i64,
     stop: *const i64,
 ) -> Result<Vec<i64>, Error> {
-    let Some((shape, chunkshape)) = ndim_geometry(h) else {
-        crate::trace_error!("Cannot read the b2nd metalayer");
-        return Err(Error::Data);
+    let find = |name: &str| {
+        h.core
+            .metalayers()
+            .iter()
+            .find(|m| m.name == name)
+            .map(|m| m.content.as_slice())
     };
-    let ndim = shape.len();
+    let geometry = crate::b2nd::meta::Meta::from_metalayers(find("b2nd"), find("caterva"))
+        .and_then(|m| m.geometry())
+        .map_err(|_| {
+            crate::trace_error!("Cannot read the b2nd metalayer");
+            Error::Data
+        })?;
+    let ndim = geometry.ndim();
     if ndim == 0 {
         return Ok(vec![0]);
     }
@@ -475,40 +451,5 @@ pub(crate) unsafe fn ndim_slice_nchunks(
             core::slice::from_raw_parts(stop, ndim),
         )
     };
-    let mut first = vec![0i64; ndim];
-    let mut count = vec![0i64; ndim];
-    let mut grid = vec![0i64; ndim];
-    for i in 0..ndim {
-        if start[i] < 0 || stop[i] < start[i] || stop[i] > shape[i] {
-            crate::trace_error!("Slice out of the array bounds");
-            return Err(Error::InvalidParam);
-        }
-        if chunkshape[i] <= 0 {
-            return Ok(Vec::new());
-        }
-        grid[i] = (shape[i] + chunkshape[i] - 1) / chunkshape[i];
-        if start[i] == stop[i] {
-            return Ok(Vec::new());
-        }
-        first[i] = start[i] / chunkshape[i];
-        count[i] = (stop[i] - 1) / chunkshape[i] - first[i] + 1;
-    }
-    let total: i64 = count.iter().product();
-    let mut out = Vec::with_capacity(total.max(0) as usize);
-    let mut idx = vec![0i64; ndim];
-    for _ in 0..total {
-        let mut lin = 0i64;
-        for i in 0..ndim {
-            lin = lin * grid[i] + first[i] + idx[i];
-        }
-        out.push(lin);
-        for i in (0..ndim).rev() {
-            idx[i] += 1;
-            if idx[i] < count[i] {
-                break;
-            }
-            idx[i] = 0;
-        }
-    }
-    Ok(out)
+    geometry.slice_nchunks(start, stop)
 }

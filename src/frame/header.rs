@@ -479,7 +479,7 @@ mod tests {
         p.clevel = 5;
         let h = FixedHeader {
             header_len: 0,
-            frame_len: 0,
+            frame_len: 200,
             frame_type: 0,
             nbytes: 0,
             cbytes: 0,

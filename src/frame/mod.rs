@@ -703,46 +703,64 @@ impl Frame {
         Ok(off)
     }
 
-    /// Remove the stored bytes of logical chunk `i` (compacting the chunks section, or deleting
-    /// the chunk file), unless another logical chunk shares them.
-    fn remove_stored(&mut self, i: usize) -> Result<()> {
+    /// Whether logical chunk `i` is the only one referencing its stored bytes.
+    fn sole_owner(&self, i: usize) -> bool {
         let off = self.offsets[i];
-        if off < 0 {
-            return Ok(());
-        }
-        if self
-            .offsets
-            .iter()
-            .enumerate()
-            .any(|(j, &o)| j != i && o == off)
-        {
+        off >= 0
+            && !self
+                .offsets
+                .iter()
+                .enumerate()
+                .any(|(j, &o)| j != i && o == off)
+    }
+
+    /// Delete the chunk file of logical chunk `i` of a sparse frame, unless another logical
+    /// chunk shares it.
+    fn remove_chunk_file(&mut self, i: usize) -> Result<()> {
+        if !self.sole_owner(i) {
             return Ok(());
         }
         if let Storage::Dir { path, io } = &self.storage {
+            let off = self.offsets[i];
             let len = sframe::chunk_file_len(path, io.as_ref(), off)?;
             sframe::remove_chunk(path, off)?;
             self.cbytes = (self.cbytes - len as i64).max(0);
-            return Ok(());
         }
-        let len = self.get_chunk(i as i64)?.len() as i64;
-        let end = off + len;
-        if self.offsets.iter().any(|&o| o > off && o < end) {
-            // Something points inside these bytes: leave them.
-            return Ok(());
+        Ok(())
+    }
+
+    /// Replace the stored bytes of logical chunk `i` of a contiguous frame in place with `new`
+    /// (or drop them for `None`), moving the rest of the chunks section, as C-Blosc2 does.
+    /// Returns false (doing nothing) when the old bytes cannot be replaced in place.
+    fn replace_in_place(&mut self, i: usize, new: Option<&[u8]>) -> Result<bool> {
+        if !self.sole_owner(i) {
+            return Ok(false);
         }
+        let off = self.offsets[i];
+        let old_len = self.get_chunk(i as i64)?.len() as i64;
+        let old_end = off + old_len;
+        if self.offsets.iter().any(|&o| o > off && o < old_end) {
+            // Something points inside these bytes: leave them alone.
+            return Ok(false);
+        }
+        let new_len = new.map_or(0, |c| c.len() as i64);
+        let delta = new_len - old_len;
         let hl = self.header_len;
-        let tail = (self.cbytes - end) as u64;
+        let tail = (self.cbytes - old_end) as u64;
         {
             let mut b = cframe::open_bytes(&mut self.storage, OpenMode::ReadWrite)?;
-            b.copy_within(hl + end as u64, hl + off as u64, tail)?;
+            b.copy_within(hl + old_end as u64, hl + (off + new_len) as u64, tail)?;
+            if let Some(c) = new {
+                b.write_at(hl + off as u64, c)?;
+            }
         }
         for o in self.offsets.iter_mut() {
             if *o > off {
-                *o -= len;
+                *o += delta;
             }
         }
-        self.cbytes -= len;
-        Ok(())
+        self.cbytes += delta;
+        Ok(true)
     }
 
     /// Store `nc` for a new or updated slot, returning the offset value of the slot.
@@ -782,16 +800,19 @@ impl Frame {
         }
         self.check_kind(nc, err)?;
         let nchunks = self.nchunks();
-        if nchunks == 0 {
+        if self.chunksize < 0 || (nchunks == 0 && self.chunksize == 0) {
             self.chunksize = nc.nbytes as i32;
         } else if self.chunksize > 0 {
+            // Fixed sizes hold while every chunk but the last is full. Like C-Blosc2, any
+            // insertion after a short last chunk switches to variable sizes.
             let cs = self.chunksize as i64;
             let last_short = self.nbytes % cs != 0;
-            let ok = if n == nchunks {
-                nc.nbytes <= cs && !last_short
-            } else {
-                nc.nbytes == cs
-            };
+            let ok = !last_short
+                && if n == nchunks {
+                    nc.nbytes <= cs
+                } else {
+                    nc.nbytes == cs
+                };
             if !ok {
                 self.make_variable()?;
             }
@@ -833,23 +854,44 @@ impl Frame {
                 self.chunksize = nc.nbytes as i32;
             }
         }
-        let sparse = self.is_sparse();
         let old = self.offsets[i];
-        let value = match (&self.storage, old >= 0, nc.special) {
-            // A sparse frame rewrites the same chunk file.
-            (Storage::Dir { path, io }, true, None) => {
-                let old_len = sframe::chunk_file_len(path, io.as_ref(), old)?;
-                sframe::write_chunk(path, io.as_ref(), old, nc.bytes)?;
-                self.cbytes += nc.bytes.len() as i64 - old_len as i64;
-                old
-            }
-            _ => {
-                self.remove_stored(i)?;
-                // The slot must not count as "in use" when a new file number is chosen.
-                if sparse {
-                    self.offsets[i] = -1;
+        let special = nc
+            .special
+            .filter(|_| self.chunksize > 0)
+            .and_then(index::special_offset);
+        let value = match &self.storage {
+            Storage::Dir { path, io } => match (old >= 0, special) {
+                // A sparse frame rewrites the same chunk file.
+                (true, None) => {
+                    let old_len = sframe::chunk_file_len(path, io.as_ref(), old)?;
+                    sframe::write_chunk(path, io.as_ref(), old, nc.bytes)?;
+                    self.cbytes += nc.bytes.len() as i64 - old_len as i64;
+                    old
                 }
-                self.place(&nc)?
+                _ => {
+                    self.remove_chunk_file(i)?;
+                    // The slot must not count as "in use" when a new file number is chosen.
+                    self.offsets[i] = -1;
+                    match special {
+                        Some(code) => code,
+                        None => self.store_chunk(nc.bytes)?,
+                    }
+                }
+            },
+            _ => {
+                let new = if special.is_some() {
+                    None
+                } else {
+                    Some(nc.bytes)
+                };
+                if old >= 0 && self.replace_in_place(i, new)? {
+                    special.unwrap_or(old)
+                } else {
+                    match special {
+                        Some(code) => code,
+                        None => self.store_chunk(nc.bytes)?,
+                    }
+                }
             }
         };
         self.offsets[i] = value;
@@ -862,7 +904,11 @@ impl Frame {
     pub fn delete_chunk(&mut self, n: i64) -> Result<i64> {
         let i = self.check_index(n, Error::InvalidParam)?;
         let old_nbytes = self.chunk_nbytes(i)?;
-        self.remove_stored(i)?;
+        // A sparse frame deletes the chunk file; a contiguous one leaves the bytes unreferenced
+        // (as C-Blosc2 does).
+        if self.is_sparse() {
+            self.remove_chunk_file(i)?;
+        }
         self.offsets.remove(i);
         self.nbytes -= old_nbytes;
         if self.offsets.is_empty() {

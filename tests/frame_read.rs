@@ -1207,7 +1207,7 @@ fn rust_writes_python_reads() {
     extra("emb", &emb, off, &chunks);
     // built at once from chunks, then saved
     let c1 = compress(&cp, &big);
-    let mut g = Frame::from_chunks(&fp, &[&c1, &c1], &f.metalayers()[..], &[])
+    let mut g = Frame::from_chunks(&fp, &[&c1, &c1], f.metalayers(), &[])
         .unwrap()
         .copy_to(
             Location::File {

@@ -118,9 +118,3 @@ BLOSC_EXPORT int blosc2_vlmeta_get(blosc2_schunk *schunk, const char *name,
 BLOSC_EXPORT int blosc2_vlmeta_delete(blosc2_schunk *schunk, const char *name);
 
 BLOSC_EXPORT int blosc2_vlmeta_get_names(blosc2_schunk *schunk, char **names);
-
-/* ---- 10. I/O callbacks (blosc2_io) and built-in stdio / mmap backends ---- */
-
-BLOSC_EXPORT int blosc2_register_io_cb(const blosc2_io_cb *io);
-
-BLOSC_EXPORT blosc2_io_cb *blosc2_get_io_cb(uint8_t id);

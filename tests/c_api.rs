@@ -207,6 +207,7 @@ c_programs!(
     test_env,
     test_getitem,
     test_global,
+    test_io,
     test_misc,
     test_plugins,
     test_prefilter,

@@ -14,7 +14,9 @@ pub mod consts;
 pub mod context;
 pub mod frame;
 pub mod global;
+pub mod io;
 pub mod plugins;
+pub mod stdio;
 pub mod types;
 pub mod util;
 

@@ -1351,3 +1351,22 @@ fn byte_exact_like_reference() {
         }
     }
 }
+
+#[test]
+fn preset_chunksize() {
+    let mut f = Frame::create(Location::Memory, &params(4), stdio()).unwrap();
+    f.set_chunksize(4000).unwrap();
+    let cp = CParams {
+        typesize: 4,
+        ..CParams::default()
+    };
+    // a short first chunk keeps the preset size (it is the last one)
+    f.append_chunk(&compress(&cp, &[1u8; 2000])).unwrap();
+    assert_eq!(f.chunksize(), 4000);
+    assert_eq!(f.set_chunksize(10).unwrap_err(), Error::InvalidParam);
+    // anything after a short chunk makes sizes variable
+    f.append_chunk(&compress(&cp, &[2u8; 4000])).unwrap();
+    assert_eq!(f.chunksize(), 0);
+    let g = Frame::from_bytes(f.to_bytes().unwrap()).unwrap();
+    assert_eq!(content(&g), [vec![1u8; 2000], vec![2u8; 4000]].concat());
+}

@@ -525,6 +525,24 @@ impl Frame {
         self.chunksize
     }
 
+    /// Preset the chunk size of a frame without chunks (as a super-chunk created with a known
+    /// chunk size does): the first chunks are then checked against it instead of defining it.
+    pub fn set_chunksize(&mut self, chunksize: i32) -> Result<()> {
+        if !self.offsets.is_empty() {
+            crate::trace_error!("The chunk size can only be set before the first chunk");
+            return Err(Error::InvalidParam);
+        }
+        if chunksize < -1 {
+            return Err(Error::InvalidParam);
+        }
+        let old = std::mem::replace(&mut self.chunksize, chunksize);
+        if let Err(e) = self.write_tail(OffsetsChunk::Keep) {
+            self.chunksize = old;
+            return Err(e);
+        }
+        Ok(())
+    }
+
     /// Whether the frame holds VL-block chunks.
     pub fn vl_blocks(&self) -> bool {
         self.vl_blocks
@@ -648,9 +666,39 @@ impl Frame {
         if self.offsets[i] < 0 {
             return self.special_nbytes(i);
         }
-        let c = self.get_chunk(i as i64)?;
-        let (nbytes, _, _) = Header::sizes(&c)?;
-        Ok(nbytes as i64)
+        Ok(self.stored_sizes(i)?.0)
+    }
+
+    /// Uncompressed and compressed sizes of the stored logical chunk `i`, from its header only.
+    fn stored_sizes(&self, i: usize) -> Result<(i64, i64)> {
+        let off = self.offsets[i];
+        let mut h = [0u8; EXTENDED_HEADER_LENGTH];
+        match &self.storage {
+            Storage::Memory(v) => {
+                self.stored_span(off, |pos, buf| {
+                    let pos = usize::try_from(pos).map_err(|_| Error::ReadBuffer)?;
+                    let src = v.get(pos..pos + buf.len()).ok_or(Error::ReadBuffer)?;
+                    buf.copy_from_slice(src);
+                    Ok(())
+                })?;
+                let pos = (self.header_len + off as u64) as usize;
+                h.copy_from_slice(
+                    v.get(pos..pos + EXTENDED_HEADER_LENGTH)
+                        .ok_or(Error::ReadBuffer)?,
+                );
+            }
+            Storage::File { path, offset, io } => {
+                let mut f = io.open(path, OpenMode::Read)?;
+                let (pos, _) = self.stored_span(off, |pos, buf| f.read_at(offset + pos, buf))?;
+                f.read_at(offset + pos, &mut h)?;
+            }
+            Storage::Dir { .. } => {
+                let c = self.get_chunk(i as i64)?;
+                h.copy_from_slice(c.get(..EXTENDED_HEADER_LENGTH).ok_or(Error::ReadBuffer)?);
+            }
+        }
+        let (nbytes, cbytes, _) = Header::sizes(&h)?;
+        Ok((nbytes as i64, cbytes as i64))
     }
 
     /// Check that `nc` can join this frame (VL-block chunks and regular chunks do not mix).
@@ -737,7 +785,7 @@ impl Frame {
             return Ok(false);
         }
         let off = self.offsets[i];
-        let old_len = self.get_chunk(i as i64)?.len() as i64;
+        let old_len = self.stored_sizes(i)?.1;
         let old_end = off + old_len;
         if self.offsets.iter().any(|&o| o > off && o < old_end) {
             // Something points inside these bytes: leave them alone.

@@ -34,8 +34,3 @@ BLOSC_EXPORT int blosc2_remove_urlpath(const char *path);
 
 BLOSC_EXPORT int blosc2_rename_urlpath(char* old_urlpath, char* new_path);
 
-/* ---- 10. I/O callbacks (blosc2_io) and built-in stdio / mmap backends ---- */
-
-BLOSC_EXPORT int blosc2_register_io_cb(const blosc2_io_cb *io);
-
-BLOSC_EXPORT blosc2_io_cb *blosc2_get_io_cb(uint8_t id);

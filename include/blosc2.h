@@ -1524,6 +1524,15 @@ BLOSC_EXPORT blosc2_storage blosc2_get_blosc2_storage_defaults(void);
 BLOSC_EXPORT int blosc2_get_complib_info(const char *compname, char **complib, char **version);
 
 /**
+ * The registered I/O back-end `id` (0 = filesystem, 1 = memory-mapped files, ≥ 160 user), or
+ * NULL.
+ *
+ * # Safety
+ * Always safe; the returned struct lives as long as the process.
+ */
+BLOSC_EXPORT blosc2_io_cb *blosc2_get_io_cb(uint8_t id);
+
+/**
  * The global number of threads.
  */
 BLOSC_EXPORT int16_t blosc2_get_nthreads(void);
@@ -1653,6 +1662,15 @@ BLOSC_EXPORT int blosc2_register_codec(blosc2_codec *codec);
  * `filter` must point to a valid struct; its callbacks must stay valid for the process's life.
  */
 BLOSC_EXPORT int blosc2_register_filter(blosc2_filter *filter);
+
+/**
+ * Register a user-defined I/O back-end (ids 160..=255). Returns 0 on success.
+ *
+ * # Safety
+ * `io` must be NULL or point to a valid struct; its name and callbacks must stay valid for the
+ * life of the process.
+ */
+BLOSC_EXPORT int blosc2_register_io_cb(const blosc2_io_cb *io);
 
 /**
  * Register a tuner. b2rs has only the built-in "stune" tuner; user tuners are refused.
@@ -2127,12 +2145,6 @@ BLOSC_EXPORT int blosc2_remove_dir(const char *path);
 BLOSC_EXPORT int blosc2_remove_urlpath(const char *path);
 
 BLOSC_EXPORT int blosc2_rename_urlpath(char* old_urlpath, char* new_path);
-
-/* ---- 10. I/O callbacks (blosc2_io) and built-in stdio / mmap backends ---- */
-
-BLOSC_EXPORT int blosc2_register_io_cb(const blosc2_io_cb *io);
-
-BLOSC_EXPORT blosc2_io_cb *blosc2_get_io_cb(uint8_t id);
 
 /* ---- end ---- */
 

@@ -9,6 +9,7 @@ pub mod chunk;
 pub mod codecs;
 pub mod error;
 pub mod filters;
+pub mod frame;
 pub mod params;
 pub mod registry;
 pub mod schunk;

@@ -208,6 +208,7 @@ c_programs!(
     test_env,
     test_getitem,
     test_global,
+    test_io,
     test_meta,
     test_misc,
     test_plugins,

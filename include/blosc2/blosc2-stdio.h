@@ -125,42 +125,154 @@ static const blosc2_stdio_mmap BLOSC2_STDIO_MMAP_DEFAULTS = {
   "r", ((size_t)1 << 30), false, NULL, NULL, 0, 0, false, NULL, -1, -1, -1
 };
 
-/* ---- functions generated from src/capi/: none ---- */
+/* ---- functions generated from src/capi/ ---- */
 
-/* ---- not implemented by b2rs yet (include-parts/pending_stdio.h) ---- */
-
-/* ---- 10. I/O callbacks (blosc2_io) and built-in stdio / mmap backends ---- */
-
-BLOSC_EXPORT void *blosc2_stdio_open(const char *urlpath, const char *mode, void* params);
-
+/**
+ * Close a stream of [`blosc2_stdio_open`] (and free it). Returns `fclose`'s result, or -1.
+ *
+ * # Safety
+ * `stream` must be NULL or a stream returned by `blosc2_stdio_open`, not used afterwards.
+ */
 BLOSC_EXPORT int blosc2_stdio_close(void *stream);
 
-BLOSC_EXPORT int64_t blosc2_stdio_size(void *stream);
+/**
+ * Release the parameters of the stdio back-end (nothing to do). Returns 0.
+ *
+ * # Safety
+ * Always safe.
+ */
+BLOSC_EXPORT int blosc2_stdio_destroy(void *params);
 
-BLOSC_EXPORT int64_t blosc2_stdio_write(const void *ptr, int64_t size, int64_t nitems, int64_t position, void *stream);
-
-BLOSC_EXPORT int64_t blosc2_stdio_read(void **ptr, int64_t size, int64_t nitems, int64_t position, void *stream);
-
-BLOSC_EXPORT int blosc2_stdio_truncate(void *stream, int64_t size);
-
-BLOSC_EXPORT int blosc2_stdio_destroy(void* params);
-
-BLOSC_EXPORT void *blosc2_stdio_mmap_open(const char *urlpath, const char *mode, void* params);
-
+/**
+ * Closing a memory-mapped stream does nothing (see [`blosc2_stdio_mmap_destroy`]). Returns 0.
+ *
+ * # Safety
+ * Always safe.
+ */
 BLOSC_EXPORT int blosc2_stdio_mmap_close(void *stream);
 
+/**
+ * Sync, unmap and close a memory-mapped file (freeing `params` when `needs_free`). Returns 0
+ * on success, -1 on error.
+ *
+ * # Safety
+ * `params` must be NULL or a `blosc2_stdio_mmap*` (heap-allocated with `malloc` if
+ * `needs_free`), not used as a stream afterwards.
+ */
+BLOSC_EXPORT int blosc2_stdio_mmap_destroy(void *params);
+
+/**
+ * Map `urlpath` into memory as described by `params` (a `blosc2_stdio_mmap*`, whose `mode`
+ * decides how); `mode` is ignored. The file is mapped once: later calls with the same path
+ * return the same stream. Returns `params` or NULL.
+ *
+ * # Safety
+ * `urlpath` must be NUL-terminated; `params` must point to a valid `blosc2_stdio_mmap` that
+ * outlives the stream.
+ */
+BLOSC_EXPORT void *blosc2_stdio_mmap_open(const char *urlpath, const char *mode, void *params);
+
+/**
+ * Point `*ptr` at `size * nitems` bytes of the mapping at `position` (no copy); returns the
+ * number of items, or 0 (and `*ptr = NULL`) when they are not all within the file.
+ *
+ * # Safety
+ * `ptr` must be writable; `stream` a stream of `blosc2_stdio_mmap_open`.
+ */
+BLOSC_EXPORT
+int64_t blosc2_stdio_mmap_read(void **ptr,
+                               int64_t size,
+                               int64_t nitems,
+                               int64_t position,
+                               void *stream);
+
+/**
+ * The logical size of the memory-mapped file, or -1 for NULL.
+ *
+ * # Safety
+ * `stream` must be NULL or a `blosc2_stdio_mmap*`.
+ */
 BLOSC_EXPORT int64_t blosc2_stdio_mmap_size(void *stream);
 
-BLOSC_EXPORT int64_t blosc2_stdio_mmap_write(
-  const void *ptr, int64_t size, int64_t nitems, int64_t position, void *stream);
-
-BLOSC_EXPORT int64_t blosc2_stdio_mmap_read(void **ptr, int64_t size, int64_t nitems, int64_t position, void *stream);
-
+/**
+ * Set the logical size of the memory-mapped file (and of the file unless in `c` mode).
+ * Returns 0 on success.
+ *
+ * # Safety
+ * `stream` must be a stream of `blosc2_stdio_mmap_open`.
+ */
 BLOSC_EXPORT int blosc2_stdio_mmap_truncate(void *stream, int64_t size);
 
-BLOSC_EXPORT int blosc2_stdio_mmap_destroy(void* params);
+/**
+ * Write into the mapping (growing the file and the mapping as needed); returns the number of
+ * items written.
+ *
+ * # Safety
+ * `ptr` must be readable for `size * nitems` bytes; `stream` a stream of
+ * `blosc2_stdio_mmap_open`.
+ */
+BLOSC_EXPORT
+int64_t blosc2_stdio_mmap_write(const void *ptr,
+                                int64_t size,
+                                int64_t nitems,
+                                int64_t position,
+                                void *stream);
+
+/**
+ * Open `urlpath` with the C `fopen` `mode`; returns a `blosc2_stdio_file*` (malloc'ed) or NULL.
+ *
+ * # Safety
+ * `urlpath` and `mode` must be NUL-terminated strings (or NULL).
+ */
+BLOSC_EXPORT void *blosc2_stdio_open(const char *urlpath, const char *mode, void *params);
+
+/**
+ * Read `nitems` items of `size` bytes at `position` into `*ptr`; returns the number of items
+ * read.
+ *
+ * # Safety
+ * `ptr` must point to a buffer pointer writable for `size * nitems` bytes; `stream` a live
+ * stdio stream (or NULL).
+ */
+BLOSC_EXPORT
+int64_t blosc2_stdio_read(void **ptr,
+                          int64_t size,
+                          int64_t nitems,
+                          int64_t position,
+                          void *stream);
+
+/**
+ * The size of the file behind a stream, or -1.
+ *
+ * # Safety
+ * `stream` must be NULL or a live stream of `blosc2_stdio_open`.
+ */
+BLOSC_EXPORT int64_t blosc2_stdio_size(void *stream);
+
+/**
+ * Truncate (or extend) the file behind a stream to `size` bytes; 0 on success, else -1.
+ *
+ * # Safety
+ * `stream` must be NULL or a live stdio stream.
+ */
+BLOSC_EXPORT int blosc2_stdio_truncate(void *stream, int64_t size);
+
+/**
+ * Write `nitems` items of `size` bytes at `position`; returns the number of items written.
+ *
+ * # Safety
+ * `ptr` must be readable for `size * nitems` bytes; `stream` a live stdio stream (or NULL).
+ */
+BLOSC_EXPORT
+int64_t blosc2_stdio_write(const void *ptr,
+                           int64_t size,
+                           int64_t nitems,
+                           int64_t position,
+                           void *stream);
 
 /* ---- end ---- */
+
+/* ---- not implemented by b2rs yet (include-parts/pending_stdio.h): none ---- */
 
 #ifdef __cplusplus
 }

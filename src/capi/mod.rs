@@ -15,9 +15,11 @@ pub mod consts;
 pub mod context;
 pub mod frame;
 pub mod global;
+pub mod io;
 pub mod meta;
 pub mod plugins;
 pub mod schunk;
+pub mod stdio;
 pub mod types;
 pub mod util;
 

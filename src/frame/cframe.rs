@@ -1,0 +1,388 @@
+//! Contiguous storage: reading and validating a frame (FRAME.md §11) and rewriting its tail
+//! (offsets chunk, header, trailer) in the order of FRAME.md §7, for frames in memory, in files
+//! (at any offset) and for the index file of sparse frames.
+
+use super::header::{self, FixedHeader, HEADER_MINLEN};
+use super::io::{IoHandle, OpenMode};
+use super::trailer::{self, TRAILER_MINLEN};
+use super::{index, sframe, Frame, OffsetsChunk, Storage};
+use crate::chunk::header::EXTENDED_HEADER_LENGTH;
+use crate::error::{Error, Result};
+use std::collections::HashMap;
+
+/// The bytes of a contiguous frame (or of a sparse frame's index file), addressed from the
+/// frame's first byte.
+pub(super) enum Bytes<'a> {
+    Mem(&'a mut Vec<u8>),
+    File {
+        h: Box<dyn IoHandle + 'a>,
+        base: u64,
+    },
+}
+
+fn mem_range(pos: u64, len: usize) -> Result<std::ops::Range<usize>> {
+    let start = usize::try_from(pos).map_err(|_| Error::ReadBuffer)?;
+    let end = start.checked_add(len).ok_or(Error::ReadBuffer)?;
+    Ok(start..end)
+}
+
+fn file_pos(base: u64, pos: u64) -> Result<u64> {
+    base.checked_add(pos).ok_or(Error::InvalidParam)
+}
+
+impl Bytes<'_> {
+    /// Bytes available from the frame start to the end of the buffer or file.
+    pub(super) fn available(&mut self) -> Result<u64> {
+        match self {
+            Bytes::Mem(v) => Ok(v.len() as u64),
+            Bytes::File { h, base } => {
+                let size = h.size()?;
+                if *base > size {
+                    crate::trace_error!("The frame offset is beyond the end of the file");
+                    return Err(Error::FileRead);
+                }
+                Ok(size - *base)
+            }
+        }
+    }
+
+    pub(super) fn read_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()> {
+        match self {
+            Bytes::Mem(v) => {
+                let r = mem_range(pos, buf.len())?;
+                buf.copy_from_slice(v.get(r).ok_or(Error::ReadBuffer)?);
+                Ok(())
+            }
+            Bytes::File { h, base } => h.read_at(file_pos(*base, pos)?, buf),
+        }
+    }
+
+    pub(super) fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
+        match self {
+            Bytes::Mem(v) => {
+                let r = mem_range(pos, data.len()).map_err(|_| Error::WriteBuffer)?;
+                if v.len() < r.end {
+                    v.resize(r.end, 0);
+                }
+                v[r].copy_from_slice(data);
+                Ok(())
+            }
+            Bytes::File { h, base } => h.write_at(file_pos(*base, pos)?, data),
+        }
+    }
+
+    pub(super) fn set_len(&mut self, len: u64) -> Result<()> {
+        match self {
+            Bytes::Mem(v) => {
+                let len = usize::try_from(len).map_err(|_| Error::MemoryAlloc)?;
+                v.resize(len, 0);
+                Ok(())
+            }
+            Bytes::File { h, base } => h.truncate(file_pos(*base, len)?),
+        }
+    }
+
+    /// Move `len` bytes from `from` to `to` (the ranges may overlap).
+    pub(super) fn copy_within(&mut self, from: u64, to: u64, len: u64) -> Result<()> {
+        if len == 0 || from == to {
+            return Ok(());
+        }
+        if let Bytes::Mem(v) = self {
+            let src = mem_range(from, len as usize)?;
+            let dst = mem_range(to, len as usize)?;
+            if v.len() < dst.end {
+                v.resize(dst.end, 0);
+            }
+            if src.end > v.len() {
+                return Err(Error::ReadBuffer);
+            }
+            v.copy_within(src, dst.start);
+            return Ok(());
+        }
+        const STEP: u64 = 4 << 20;
+        let mut buf = vec![0u8; len.min(STEP) as usize];
+        if to < from {
+            let mut done = 0;
+            while done < len {
+                let n = (len - done).min(STEP) as usize;
+                self.read_at(from + done, &mut buf[..n])?;
+                self.write_at(to + done, &buf[..n])?;
+                done += n as u64;
+            }
+        } else {
+            let mut left = len;
+            while left > 0 {
+                let n = left.min(STEP);
+                left -= n;
+                self.read_at(from + left, &mut buf[..n as usize])?;
+                self.write_at(to + left, &buf[..n as usize])?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Open the contiguous bytes of a storage (the index file for sparse frames).
+pub(super) fn open_bytes(storage: &mut Storage, mode: OpenMode) -> Result<Bytes<'_>> {
+    match storage {
+        Storage::Memory(v) => Ok(Bytes::Mem(v)),
+        Storage::File { path, offset, io } => Ok(Bytes::File {
+            h: io.open(path, mode)?,
+            base: *offset,
+        }),
+        Storage::Dir { path, io } => Ok(Bytes::File {
+            h: io.open(&sframe::index_path(path), mode)?,
+            base: 0,
+        }),
+    }
+}
+
+/// What reading a frame yields besides its storage.
+struct Parsed {
+    fixed: FixedHeader,
+    metalayers: Vec<super::Metalayer>,
+    vlmetalayers: Vec<super::Metalayer>,
+    offsets: Vec<i64>,
+    off_len: u64,
+    trailer_len: u64,
+}
+
+fn invalid(msg: &str) -> Error {
+    crate::trace_error!("{}", msg);
+    Error::InvalidHeader
+}
+
+fn read_vec(b: &mut Bytes<'_>, pos: u64, len: u64) -> Result<Vec<u8>> {
+    let len = usize::try_from(len).map_err(|_| Error::MemoryAlloc)?;
+    let mut buf = vec![0u8; len];
+    b.read_at(pos, &mut buf)?;
+    Ok(buf)
+}
+
+/// Read and validate a frame (FRAME.md §11). `exact`: the frame must fill all the bytes
+/// (in-memory frames).
+fn parse(b: &mut Bytes<'_>, sparse: bool, exact: bool) -> Result<Parsed> {
+    let avail = b.available()?;
+    if avail < HEADER_MINLEN as u64 {
+        crate::trace_error!("Not enough bytes for a frame header");
+        return Err(Error::ReadBuffer);
+    }
+    let mut fixed = [0u8; HEADER_MINLEN];
+    b.read_at(0, &mut fixed)?;
+    let frame_len = header::frame_len_of(&fixed)?;
+    if frame_len < (HEADER_MINLEN + TRAILER_MINLEN) as i64 {
+        return Err(invalid("Invalid frame length"));
+    }
+    let frame_len = frame_len as u64;
+    if frame_len > avail {
+        crate::trace_error!("The frame length exceeds the available bytes");
+        return Err(Error::ReadBuffer);
+    }
+    if exact && frame_len != avail {
+        return Err(invalid("The frame length does not match the buffer length"));
+    }
+    let mut tail = [0u8; TRAILER_MINLEN];
+    b.read_at(frame_len - TRAILER_MINLEN as u64, &mut tail)?;
+    let trailer_len = trailer::trailer_len_of(&tail)?;
+    trailer::check_trailer_len(trailer_len, frame_len as i64)?;
+    let trailer_len = trailer_len as u64;
+    let fixed = FixedHeader::parse(&fixed, sparse)?;
+    let hl = fixed.header_len as u64;
+    let hbuf = read_vec(b, 0, hl)?;
+    let metalayers = header::parse_metalayers(&hbuf)?;
+
+    let mut offsets = Vec::new();
+    let mut off_len = 0;
+    let trailer_pos;
+    if fixed.nbytes > 0 {
+        trailer_pos = frame_len - trailer_len;
+        let section = if sparse { 0 } else { fixed.cbytes as u64 };
+        let off_pos = hl
+            .checked_add(section)
+            .ok_or_else(|| invalid("Invalid compressed size in frame header"))?;
+        if off_pos
+            .checked_add(EXTENDED_HEADER_LENGTH as u64)
+            .map_or(true, |e| e > trailer_pos)
+        {
+            return Err(invalid("Cannot read the offsets outside of the frame"));
+        }
+        let mut oh = [0u8; EXTENDED_HEADER_LENGTH];
+        b.read_at(off_pos, &mut oh)?;
+        let (onb, ocb) = index::sizes(&oh)?;
+        if (ocb as usize) < EXTENDED_HEADER_LENGTH || off_pos + ocb as u64 > trailer_pos {
+            return Err(invalid("The offsets chunk exceeds the frame"));
+        }
+        let nchunks = index::nchunks_of(fixed.nbytes, fixed.chunksize, Some(onb))?;
+        let coff = read_vec(b, off_pos, ocb as u64)?;
+        offsets = index::decode(&coff, nchunks)?;
+        off_len = ocb as u64;
+        for (i, &o) in offsets.iter().enumerate() {
+            if o < 0 {
+                continue;
+            }
+            let bad = if sparse {
+                o > u32::MAX as i64
+            } else {
+                o > fixed.cbytes - EXTENDED_HEADER_LENGTH as i64
+            };
+            if bad {
+                crate::trace_error!("Offset for chunk {} is out of bounds", i);
+                return Err(Error::InvalidHeader);
+            }
+        }
+    } else {
+        trailer_pos = hl;
+        if hl + trailer_len > frame_len {
+            return Err(invalid("The trailer exceeds the frame"));
+        }
+    }
+    let tbuf = read_vec(b, trailer_pos, trailer_len)?;
+    let vlmetalayers = trailer::parse_vlmetalayers(&tbuf)?;
+    let mut fixed = fixed;
+    fixed.frame_len = frame_len as i64;
+    if offsets.is_empty() {
+        fixed.cbytes = 0;
+        fixed.nbytes = 0;
+    }
+    Ok(Parsed {
+        fixed,
+        metalayers,
+        vlmetalayers,
+        offsets,
+        off_len,
+        trailer_len,
+    })
+}
+
+/// Read the frame held by `storage`.
+pub(super) fn load(mut storage: Storage) -> Result<Frame> {
+    let sparse = matches!(storage, Storage::Dir { .. });
+    let exact = matches!(storage, Storage::Memory(_));
+    let p = {
+        let mut b = open_bytes(&mut storage, OpenMode::Read)?;
+        parse(&mut b, sparse, exact)?
+    };
+    Ok(Frame {
+        storage,
+        params: p.fixed.params,
+        header_len: p.fixed.header_len as u64,
+        nbytes: p.fixed.nbytes,
+        cbytes: p.fixed.cbytes,
+        chunksize: p.fixed.chunksize,
+        vl_blocks: p.fixed.vl_blocks,
+        metalayers: p.metalayers,
+        vlmetalayers: p.vlmetalayers,
+        offsets: p.offsets,
+        off_len: p.off_len,
+        trailer_len: p.trailer_len,
+        frame_len: p.fixed.frame_len as u64,
+    })
+}
+
+impl Frame {
+    /// Rewrite the tail of the frame after a change: the offsets chunk at
+    /// `header_len + cbytes` (`header_len` for sparse frames), then the header, then the
+    /// trailer, then the new length (FRAME.md §7). The chunk bytes must already be in place.
+    pub(super) fn write_tail(&mut self, oc: OffsetsChunk) -> Result<()> {
+        let sparse = self.is_sparse();
+        let probe = self.fixed_header(0).encode(&self.metalayers)?;
+        let hl = probe.len() as u64;
+        let mut oc = oc;
+        if hl != self.header_len {
+            if !sparse && (!self.offsets.is_empty() || self.cbytes > 0) {
+                crate::trace_error!("The header cannot change size once chunks are stored");
+                return Err(Error::InvalidParam);
+            }
+            if matches!(oc, OffsetsChunk::Keep) {
+                oc = OffsetsChunk::Encode;
+            }
+        }
+        let coff = match oc {
+            _ if self.offsets.is_empty() => None,
+            OffsetsChunk::Keep => None,
+            OffsetsChunk::Encode => Some(index::encode(&self.offsets)?),
+            OffsetsChunk::Given(c) => Some(c),
+        };
+        let off_len = match (&coff, self.offsets.is_empty()) {
+            (_, true) => 0,
+            (Some(c), _) => c.len() as u64,
+            (None, _) => self.off_len,
+        };
+        let trailer = trailer::encode(&self.vlmetalayers)?;
+        let tail_pos = hl + if sparse { 0 } else { self.cbytes as u64 };
+        let frame_len = tail_pos + off_len + trailer.len() as u64;
+        let mut header = probe;
+        header[header::POS_FRAME_LEN..header::POS_FRAME_LEN + 8]
+            .copy_from_slice(&(frame_len as i64).to_be_bytes());
+        {
+            let mut b = open_bytes(&mut self.storage, OpenMode::ReadWrite)?;
+            if let Some(c) = &coff {
+                b.write_at(tail_pos, c)?;
+            }
+            b.write_at(0, &header)?;
+            b.write_at(tail_pos + off_len, &trailer)?;
+            b.set_len(frame_len)?;
+        }
+        self.header_len = hl;
+        self.off_len = off_len;
+        self.trailer_len = trailer.len() as u64;
+        self.frame_len = frame_len;
+        Ok(())
+    }
+
+    /// Make this (in-memory) frame hold `section` as its chunks section and `coff` as its
+    /// offsets chunk, with header and trailer from the frame's state.
+    pub(super) fn build_memory(&mut self, section: Vec<u8>, coff: Vec<u8>) -> Result<()> {
+        self.cbytes = section.len() as i64;
+        let mut bytes = self.fixed_header(0).encode(&self.metalayers)?;
+        let hl = bytes.len() as u64;
+        bytes.extend_from_slice(&section);
+        bytes.extend_from_slice(&coff);
+        let trailer = trailer::encode(&self.vlmetalayers)?;
+        bytes.extend_from_slice(&trailer);
+        let frame_len = bytes.len() as u64;
+        bytes[header::POS_FRAME_LEN..header::POS_FRAME_LEN + 8]
+            .copy_from_slice(&(frame_len as i64).to_be_bytes());
+        self.storage = Storage::Memory(bytes);
+        self.header_len = hl;
+        self.off_len = coff.len() as u64;
+        self.trailer_len = trailer.len() as u64;
+        self.frame_len = frame_len;
+        Ok(())
+    }
+
+    /// An in-memory contiguous copy of this frame (chunks in logical order, special chunks kept
+    /// as special offsets, shared chunks stored once).
+    pub(super) fn contiguous_copy(&self) -> Result<Frame> {
+        let mut f = Frame::empty(Storage::Memory(Vec::new()), &self.params);
+        f.metalayers = self.metalayers.clone();
+        f.vlmetalayers = self.vlmetalayers.clone();
+        f.nbytes = self.nbytes;
+        f.chunksize = self.chunksize;
+        f.vl_blocks = self.vl_blocks;
+        let mut section = Vec::new();
+        let mut placed: HashMap<i64, i64> = HashMap::new();
+        for (i, &o) in self.offsets.iter().enumerate() {
+            if o < 0 {
+                f.offsets.push(o);
+                continue;
+            }
+            if let Some(&at) = placed.get(&o) {
+                f.offsets.push(at);
+                continue;
+            }
+            let c = self.get_chunk(i as i64)?;
+            let at = section.len() as i64;
+            section.extend_from_slice(&c);
+            placed.insert(o, at);
+            f.offsets.push(at);
+        }
+        let coff = if f.offsets.is_empty() {
+            Vec::new()
+        } else {
+            index::encode_whole(&f.offsets)?
+        };
+        f.build_memory(section, coff)?;
+        Ok(f)
+    }
+}

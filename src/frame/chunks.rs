@@ -1,0 +1,403 @@
+//! Changing the chunks of a frame: append, insert, update, delete, reorder and special fills,
+//! with the chunk-size rules of FRAME.md §7 and C-Blosc2's layout of the chunks section.
+
+use super::io::OpenMode;
+use super::{cframe, check_new_chunk, index, sframe, Frame, NewChunk, OffsetsChunk, Storage};
+use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH};
+use crate::error::{Error, Result};
+use crate::params::CParams;
+
+impl Frame {
+    /// Uncompressed size of logical chunk `i`.
+    fn chunk_nbytes(&self, i: usize) -> Result<i64> {
+        if self.offsets[i] < 0 {
+            return self.special_nbytes(i);
+        }
+        Ok(self.stored_sizes(i)?.0)
+    }
+
+    /// Uncompressed and compressed sizes of the stored logical chunk `i`, from its header only.
+    fn stored_sizes(&self, i: usize) -> Result<(i64, i64)> {
+        let off = self.offsets[i];
+        let mut h = [0u8; EXTENDED_HEADER_LENGTH];
+        match &self.storage {
+            Storage::Memory(v) => {
+                self.stored_span(off, |pos, buf| {
+                    let pos = usize::try_from(pos).map_err(|_| Error::ReadBuffer)?;
+                    let src = v.get(pos..pos + buf.len()).ok_or(Error::ReadBuffer)?;
+                    buf.copy_from_slice(src);
+                    Ok(())
+                })?;
+                let pos = (self.header_len + off as u64) as usize;
+                h.copy_from_slice(
+                    v.get(pos..pos + EXTENDED_HEADER_LENGTH)
+                        .ok_or(Error::ReadBuffer)?,
+                );
+            }
+            Storage::File { path, offset, io } => {
+                let mut f = io.open(path, OpenMode::Read)?;
+                let (pos, _) = self.stored_span(off, |pos, buf| f.read_at(offset + pos, buf))?;
+                f.read_at(offset + pos, &mut h)?;
+            }
+            Storage::Dir { .. } => {
+                let c = self.get_chunk(i as i64)?;
+                h.copy_from_slice(c.get(..EXTENDED_HEADER_LENGTH).ok_or(Error::ReadBuffer)?);
+            }
+        }
+        let (nbytes, cbytes, _) = Header::sizes(&h)?;
+        Ok((nbytes as i64, cbytes as i64))
+    }
+
+    /// Check that `nc` can join this frame (VL-block chunks and regular chunks do not mix).
+    fn check_kind(&mut self, nc: &NewChunk<'_>, err: Error) -> Result<()> {
+        if nc.special.is_some() {
+            return Ok(());
+        }
+        if self.offsets.is_empty() {
+            self.vl_blocks = nc.vl;
+        } else if nc.vl != self.vl_blocks {
+            crate::trace_error!("VL-block chunks cannot be mixed with regular chunks in a frame");
+            return Err(err);
+        }
+        Ok(())
+    }
+
+    /// Switch to variable chunk sizes, storing the special chunks as real chunks first (their
+    /// sizes cannot be derived without a fixed chunk size).
+    fn make_variable(&mut self) -> Result<()> {
+        if self.chunksize == 0 {
+            return Ok(());
+        }
+        for i in 0..self.offsets.len() {
+            if self.offsets[i] < 0 {
+                let c = self.special_chunk(i)?;
+                self.offsets[i] = self.store_chunk(&c)?;
+            }
+        }
+        self.chunksize = 0;
+        Ok(())
+    }
+
+    /// Store the bytes of a new chunk (at the end of the chunks section, or in a new chunk
+    /// file) and return its offset (or file number).
+    fn store_chunk(&mut self, bytes: &[u8]) -> Result<i64> {
+        let off = match &mut self.storage {
+            Storage::Dir { path, io } => {
+                let n = sframe::next_number(&self.offsets)?;
+                sframe::write_chunk(path, io.as_ref(), n, bytes)?;
+                n
+            }
+            _ => {
+                let at = self.header_len + self.cbytes as u64;
+                let mut b = cframe::open_bytes(&mut self.storage, OpenMode::ReadWrite)?;
+                b.write_at(at, bytes)?;
+                self.cbytes
+            }
+        };
+        self.cbytes += bytes.len() as i64;
+        Ok(off)
+    }
+
+    /// Whether logical chunk `i` is the only one referencing its stored bytes.
+    fn sole_owner(&self, i: usize) -> bool {
+        let off = self.offsets[i];
+        off >= 0
+            && !self
+                .offsets
+                .iter()
+                .enumerate()
+                .any(|(j, &o)| j != i && o == off)
+    }
+
+    /// Delete the chunk file of logical chunk `i` of a sparse frame, unless another logical
+    /// chunk shares it.
+    fn remove_chunk_file(&mut self, i: usize) -> Result<()> {
+        if !self.sole_owner(i) {
+            return Ok(());
+        }
+        if let Storage::Dir { path, io } = &self.storage {
+            let off = self.offsets[i];
+            let len = sframe::chunk_file_len(path, io.as_ref(), off)?;
+            sframe::remove_chunk(path, off)?;
+            self.cbytes = (self.cbytes - len as i64).max(0);
+        }
+        Ok(())
+    }
+
+    /// Replace the stored bytes of logical chunk `i` of a contiguous frame in place with `new`
+    /// (or drop them for `None`), moving the rest of the chunks section, as C-Blosc2 does.
+    /// Returns false (doing nothing) when the old bytes cannot be replaced in place.
+    fn replace_in_place(&mut self, i: usize, new: Option<&[u8]>) -> Result<bool> {
+        if !self.sole_owner(i) {
+            return Ok(false);
+        }
+        let off = self.offsets[i];
+        let old_len = self.stored_sizes(i)?.1;
+        let old_end = off + old_len;
+        if self.offsets.iter().any(|&o| o > off && o < old_end) {
+            // Something points inside these bytes: leave them alone.
+            return Ok(false);
+        }
+        let new_len = new.map_or(0, |c| c.len() as i64);
+        let delta = new_len - old_len;
+        let hl = self.header_len;
+        let tail = (self.cbytes - old_end) as u64;
+        {
+            let mut b = cframe::open_bytes(&mut self.storage, OpenMode::ReadWrite)?;
+            b.copy_within(hl + old_end as u64, hl + (off + new_len) as u64, tail)?;
+            if let Some(c) = new {
+                b.write_at(hl + off as u64, c)?;
+            }
+        }
+        for o in self.offsets.iter_mut() {
+            if *o > off {
+                *o += delta;
+            }
+        }
+        self.cbytes += delta;
+        Ok(true)
+    }
+
+    /// Store `nc` for a new or updated slot, returning the offset value of the slot.
+    fn place(&mut self, nc: &NewChunk<'_>) -> Result<i64> {
+        if let Some(sp) = nc.special {
+            if self.chunksize > 0 {
+                if let Some(o) = index::special_offset(sp) {
+                    return Ok(o);
+                }
+            }
+        }
+        self.store_chunk(nc.bytes)
+    }
+
+    /// Append a chunk; returns the new number of chunks.
+    pub fn append_chunk(&mut self, chunk: &[u8]) -> Result<i64> {
+        let nc = check_new_chunk(chunk, Error::ChunkAppend)?;
+        let n = self.nchunks();
+        self.insert_at(n, &nc, Error::ChunkAppend)
+    }
+
+    /// Insert a chunk before logical chunk `n` (`n == nchunks` appends); returns the new number
+    /// of chunks.
+    pub fn insert_chunk(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
+        let nc = check_new_chunk(chunk, Error::ChunkInsert)?;
+        if n < 0 || n > self.nchunks() {
+            crate::trace_error!("Cannot insert at position {}", n);
+            return Err(Error::InvalidParam);
+        }
+        self.insert_at(n, &nc, Error::ChunkInsert)
+    }
+
+    fn insert_at(&mut self, n: i64, nc: &NewChunk<'_>, err: Error) -> Result<i64> {
+        if self.nchunks() + 1 > index::MAX_NCHUNKS {
+            crate::trace_error!("Too many chunks for a frame");
+            return Err(err);
+        }
+        self.check_kind(nc, err)?;
+        let nchunks = self.nchunks();
+        if self.chunksize < 0 || (nchunks == 0 && self.chunksize == 0) {
+            self.chunksize = nc.nbytes as i32;
+        } else if self.chunksize > 0 {
+            // Fixed sizes hold while every chunk but the last is full. Like C-Blosc2, any
+            // insertion after a short last chunk switches to variable sizes.
+            let cs = self.chunksize as i64;
+            let last_short = self.nbytes % cs != 0;
+            let ok = !last_short
+                && if n == nchunks {
+                    nc.nbytes <= cs
+                } else {
+                    nc.nbytes == cs
+                };
+            if !ok {
+                self.make_variable()?;
+            }
+        }
+        let value = self.place(nc)?;
+        self.offsets.insert(n as usize, value);
+        self.nbytes += nc.nbytes;
+        self.write_tail(OffsetsChunk::Encode)?;
+        Ok(self.nchunks())
+    }
+
+    /// Replace logical chunk `n`; returns the number of chunks.
+    pub fn update_chunk(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
+        let nc = check_new_chunk(chunk, Error::ChunkUpdate)?;
+        let i = self.check_index(n, Error::InvalidParam)?;
+        let nchunks = self.offsets.len();
+        if nchunks == 1 {
+            self.vl_blocks = if nc.special.is_some() {
+                self.vl_blocks
+            } else {
+                nc.vl
+            };
+        } else {
+            self.check_kind(&nc, Error::ChunkUpdate)?;
+        }
+        let old_nbytes = self.chunk_nbytes(i)?;
+        if self.chunksize > 0 {
+            let cs = self.chunksize as i64;
+            let ok = if nchunks == 1 {
+                true
+            } else if i + 1 == nchunks {
+                nc.nbytes <= cs
+            } else {
+                nc.nbytes == cs
+            };
+            if !ok {
+                self.make_variable()?;
+            } else if nchunks == 1 {
+                self.chunksize = nc.nbytes as i32;
+            }
+        }
+        let old = self.offsets[i];
+        let special = nc
+            .special
+            .filter(|_| self.chunksize > 0)
+            .and_then(index::special_offset);
+        let value = match &self.storage {
+            Storage::Dir { path, io } => match (old >= 0, special) {
+                // A sparse frame rewrites the same chunk file.
+                (true, None) => {
+                    let old_len = sframe::chunk_file_len(path, io.as_ref(), old)?;
+                    sframe::write_chunk(path, io.as_ref(), old, nc.bytes)?;
+                    self.cbytes += nc.bytes.len() as i64 - old_len as i64;
+                    old
+                }
+                _ => {
+                    self.remove_chunk_file(i)?;
+                    // The slot must not count as "in use" when a new file number is chosen.
+                    self.offsets[i] = -1;
+                    match special {
+                        Some(code) => code,
+                        None => self.store_chunk(nc.bytes)?,
+                    }
+                }
+            },
+            _ => {
+                let new = if special.is_some() {
+                    None
+                } else {
+                    Some(nc.bytes)
+                };
+                if old >= 0 && self.replace_in_place(i, new)? {
+                    special.unwrap_or(old)
+                } else {
+                    match special {
+                        Some(code) => code,
+                        None => self.store_chunk(nc.bytes)?,
+                    }
+                }
+            }
+        };
+        self.offsets[i] = value;
+        self.nbytes += nc.nbytes - old_nbytes;
+        self.write_tail(OffsetsChunk::Encode)?;
+        Ok(self.nchunks())
+    }
+
+    /// Delete logical chunk `n`; returns the new number of chunks.
+    pub fn delete_chunk(&mut self, n: i64) -> Result<i64> {
+        let i = self.check_index(n, Error::InvalidParam)?;
+        let old_nbytes = self.chunk_nbytes(i)?;
+        // A sparse frame deletes the chunk file; a contiguous one leaves the bytes unreferenced
+        // (as C-Blosc2 does).
+        if self.is_sparse() {
+            self.remove_chunk_file(i)?;
+        }
+        self.offsets.remove(i);
+        self.nbytes -= old_nbytes;
+        if self.offsets.is_empty() {
+            self.nbytes = 0;
+            self.cbytes = 0;
+        }
+        self.write_tail(OffsetsChunk::Encode)?;
+        Ok(self.nchunks())
+    }
+
+    /// Reorder the chunks: new chunk `i` is old chunk `order[i]` (a permutation).
+    pub fn reorder_offsets(&mut self, order: &[i64]) -> Result<()> {
+        let n = self.offsets.len();
+        let mut seen = vec![false; n];
+        if order.len() != n {
+            crate::trace_error!("The order must have one entry per chunk");
+            return Err(Error::InvalidParam);
+        }
+        for &o in order {
+            if o < 0 || o as usize >= n || seen[o as usize] {
+                crate::trace_error!("The order is not a permutation of the chunks");
+                return Err(Error::InvalidParam);
+            }
+            seen[o as usize] = true;
+        }
+        if self.chunksize > 0
+            && n > 0
+            && self.nbytes % self.chunksize as i64 != 0
+            && order[n - 1] as usize != n - 1
+        {
+            // The short last chunk moves: sizes become variable.
+            self.make_variable()?;
+        }
+        self.offsets = order.iter().map(|&o| self.offsets[o as usize]).collect();
+        self.write_tail(OffsetsChunk::Encode)
+    }
+
+    /// Fill an empty frame with `nitems` items of a special value (zeros, NaN or uninit) in
+    /// chunks of `chunksize` bytes, storing only a run-of-value offsets chunk (C-Blosc2's fast
+    /// path of `blosc2_schunk_fill_special`). Returns the frame length.
+    pub fn fill_special(&mut self, nitems: i64, special: Special, chunksize: i32) -> Result<i64> {
+        let code = index::special_offset(special).ok_or_else(|| {
+            crate::trace_error!("Only zeros, NaNs or non-initialized values are supported");
+            Error::FrameSpecial
+        })?;
+        if nitems < 0 {
+            return Err(Error::InvalidParam);
+        }
+        if nitems == 0 {
+            return Ok(self.len());
+        }
+        if self.nbytes > 0 || self.cbytes > 0 || !self.offsets.is_empty() {
+            crate::trace_error!("Filling with special values only works on empty frames");
+            return Err(Error::FrameSpecial);
+        }
+        let typesize = self.params.typesize as i64;
+        let chunkitems = chunksize as i64 / typesize;
+        if chunkitems <= 0 {
+            crate::trace_error!("chunksize must be >= typesize for a special fill");
+            return Err(Error::FrameSpecial);
+        }
+        let nchunks = nitems / chunkitems + i64::from(nitems % chunkitems != 0);
+        let nbytes = nitems.checked_mul(typesize).ok_or(Error::FrameSpecial)?;
+        if nchunks > index::MAX_NCHUNKS {
+            crate::trace_error!("nitems is too large; try increasing the chunksize");
+            return Err(Error::FrameSpecial);
+        }
+        let coff = index::encode_repeated(code, nchunks)?;
+        // The super-chunk blocksize becomes the one of a sample special chunk.
+        let sample_params = CParams {
+            blocksize: self.params.blocksize,
+            ..self.params.to_cparams()
+        };
+        let mut sample = [0u8; EXTENDED_HEADER_LENGTH];
+        let chunk_nbytes = (chunkitems * typesize) as usize;
+        crate::chunk::special::special_chunk(
+            &sample_params,
+            special,
+            chunk_nbytes,
+            None,
+            &mut sample,
+        )
+        .map_err(|_| Error::FrameSpecial)?;
+        let (_, _, blocksize) = Header::sizes(&sample)?;
+        let old = (self.params.blocksize, self.chunksize, self.nbytes);
+        self.params.blocksize = blocksize;
+        self.chunksize = chunk_nbytes as i32;
+        self.nbytes = nbytes;
+        self.offsets = vec![code; nchunks as usize];
+        if let Err(e) = self.write_tail(OffsetsChunk::Given(coff)) {
+            (self.params.blocksize, self.chunksize, self.nbytes) = old;
+            self.offsets.clear();
+            return Err(e);
+        }
+        Ok(self.len())
+    }
+}

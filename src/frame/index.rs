@@ -1,0 +1,222 @@
+//! The offsets chunk (chunk index, FRAME.md §5): a Blosc chunk of little-endian `i64`, one per
+//! logical chunk; negative values encode chunks that are not stored (zeros, NaN, uninit).
+
+use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE};
+use crate::chunk::{compress, decompress};
+use crate::error::{Error, Result};
+use crate::params::{CParams, DParams, SplitMode};
+
+/// Bytes per offset.
+pub const OFFSET_SIZE: usize = 8;
+/// Most chunks an offsets chunk can index (its payload must fit in one chunk).
+pub const MAX_NCHUNKS: i64 = (MAX_BUFFERSIZE as i64) / OFFSET_SIZE as i64;
+
+/// The offset value that stands for a chunk of `special` (zeros, NaN or uninit); `None` for
+/// specials that are stored as real chunks (repeated values).
+pub fn special_offset(special: Special) -> Option<i64> {
+    match special {
+        Special::Zero | Special::Nan | Special::Uninit => {
+            Some(((0x80u64 | special as u64) << 56) as i64)
+        }
+        Special::Value => None,
+    }
+}
+
+/// What a negative offset stands for, tested the way C-Blosc2 does (bit 0, then 2, then 1 of
+/// the top byte); `None` if it is not a known special value.
+pub fn special_of_offset(offset: i64) -> Option<Special> {
+    if offset >= 0 {
+        return None;
+    }
+    let code = ((offset as u64) >> 56) as u8;
+    if code & Special::Zero as u8 != 0 {
+        Some(Special::Zero)
+    } else if code & Special::Uninit as u8 != 0 {
+        Some(Special::Uninit)
+    } else if code & Special::Nan as u8 != 0 {
+        Some(Special::Nan)
+    } else {
+        None
+    }
+}
+
+/// The number of chunks of a frame (FRAME.md §5): 0 without data, `ceil(nbytes / chunksize)`
+/// for fixed chunk sizes, else the offsets chunk's `nbytes / 8` (`offsets_nbytes`).
+pub fn nchunks_of(nbytes: i64, chunksize: i32, offsets_nbytes: Option<i32>) -> Result<i64> {
+    if nbytes <= 0 {
+        return Ok(0);
+    }
+    let n = if chunksize > 0 {
+        let cs = chunksize as i64;
+        nbytes / cs + i64::from(nbytes % cs != 0)
+    } else if chunksize == 0 {
+        let onb = offsets_nbytes.ok_or(Error::InvalidHeader)?;
+        if onb < 0 || onb as usize % OFFSET_SIZE != 0 {
+            crate::trace_error!("Invalid offsets chunk in frame header");
+            return Err(Error::InvalidHeader);
+        }
+        onb as i64 / OFFSET_SIZE as i64
+    } else {
+        crate::trace_error!("Invalid chunk size in frame header");
+        return Err(Error::InvalidHeader);
+    };
+    if n > MAX_NCHUNKS {
+        crate::trace_error!("Invalid number of chunks in frame header");
+        return Err(Error::InvalidHeader);
+    }
+    Ok(n)
+}
+
+fn to_le_bytes(offsets: &[i64]) -> Result<Vec<u8>> {
+    if offsets.len() as i64 > MAX_NCHUNKS {
+        crate::trace_error!("Too many chunks for an offsets chunk");
+        return Err(Error::MaxBufsizeExceeded);
+    }
+    let mut src = Vec::with_capacity(offsets.len() * OFFSET_SIZE);
+    for o in offsets {
+        src.extend_from_slice(&o.to_le_bytes());
+    }
+    Ok(src)
+}
+
+fn compress_with(params: &CParams, offsets: &[i64]) -> Result<Vec<u8>> {
+    let src = to_le_bytes(offsets)?;
+    let mut dst = vec![0u8; src.len() + EXTENDED_HEADER_LENGTH];
+    let n = compress(params, &src, &mut dst)?;
+    if n == 0 {
+        return Err(Error::WriteBuffer);
+    }
+    dst.truncate(n);
+    Ok(dst)
+}
+
+/// The parameters C-Blosc2 uses when it rewrites the offsets chunk after an append, insert,
+/// update, delete or reorder: BloscLZ clevel 5, shuffle, typesize 8, blocksize 16 KiB, never
+/// split.
+pub fn update_cparams() -> CParams {
+    CParams {
+        typesize: OFFSET_SIZE as i32,
+        blocksize: 16 * 1024,
+        splitmode: SplitMode::Never,
+        clevel: 5,
+        compcode: crate::codecs::BLOSCLZ,
+        ..CParams::default()
+    }
+}
+
+/// Encode the offsets chunk as C-Blosc2 does on every change of a frame.
+pub fn encode(offsets: &[i64]) -> Result<Vec<u8>> {
+    compress_with(&update_cparams(), offsets)
+}
+
+/// Encode the offsets chunk as C-Blosc2 does when it serialises a whole super-chunk at once
+/// (default cparams with typesize 8).
+pub fn encode_whole(offsets: &[i64]) -> Result<Vec<u8>> {
+    let params = CParams {
+        typesize: OFFSET_SIZE as i32,
+        ..CParams::default()
+    };
+    compress_with(&params, offsets)
+}
+
+/// An offsets chunk holding `nchunks` copies of `value`, as a run-of-value special chunk (what
+/// C-Blosc2 writes when a frame is filled with special values).
+pub fn encode_repeated(value: i64, nchunks: i64) -> Result<Vec<u8>> {
+    if !(0..=MAX_NCHUNKS).contains(&nchunks) {
+        return Err(Error::MaxBufsizeExceeded);
+    }
+    let mut dst = vec![0u8; EXTENDED_HEADER_LENGTH + OFFSET_SIZE];
+    let n = crate::chunk::special::special_chunk(
+        &update_cparams(),
+        Special::Value,
+        nchunks as usize * OFFSET_SIZE,
+        Some(&value.to_le_bytes()),
+        &mut dst,
+    )?;
+    dst.truncate(n);
+    Ok(dst)
+}
+
+/// The uncompressed and compressed sizes of an offsets chunk from its header.
+pub fn sizes(coffsets: &[u8]) -> Result<(i32, i32)> {
+    let (nbytes, cbytes, _) = Header::sizes(coffsets)?;
+    Ok((nbytes, cbytes))
+}
+
+/// Decode an offsets chunk that must index exactly `nchunks` chunks.
+pub fn decode(coffsets: &[u8], nchunks: i64) -> Result<Vec<i64>> {
+    let expected = nchunks as usize * OFFSET_SIZE;
+    let (nbytes, _) = sizes(coffsets)?;
+    if nbytes < 0 || nbytes as usize != expected {
+        crate::trace_error!(
+            "The number of chunks in the offsets chunk does not match the frame header"
+        );
+        return Err(Error::InvalidHeader);
+    }
+    let mut buf = vec![0u8; expected];
+    let n = decompress(&DParams::default(), coffsets, &mut buf, None)
+        .inspect_err(|_| crate::trace_error!("Cannot decompress the offsets chunk"))?;
+    if n != expected {
+        return Err(Error::Data);
+    }
+    Ok(buf
+        .chunks_exact(OFFSET_SIZE)
+        .map(|c| {
+            let mut v = [0u8; 8];
+            v.copy_from_slice(c);
+            i64::from_le_bytes(v)
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn special_codes() {
+        assert_eq!(
+            special_offset(Special::Zero),
+            Some(0x8100000000000000u64 as i64)
+        );
+        assert_eq!(
+            special_offset(Special::Nan),
+            Some(0x8200000000000000u64 as i64)
+        );
+        assert_eq!(
+            special_offset(Special::Uninit),
+            Some(0x8400000000000000u64 as i64)
+        );
+        assert_eq!(special_offset(Special::Value), None);
+        for s in [Special::Zero, Special::Nan, Special::Uninit] {
+            assert_eq!(special_of_offset(special_offset(s).unwrap()), Some(s));
+        }
+        assert_eq!(special_of_offset(i64::MIN), None);
+        assert_eq!(special_of_offset(5), None);
+    }
+
+    #[test]
+    fn nchunks_rule() {
+        assert_eq!(nchunks_of(0, 10, None).unwrap(), 0);
+        assert_eq!(nchunks_of(25, 10, None).unwrap(), 3);
+        assert_eq!(nchunks_of(30, 10, None).unwrap(), 3);
+        assert_eq!(nchunks_of(30, 0, Some(40)).unwrap(), 5);
+        assert!(nchunks_of(30, 0, Some(41)).is_err());
+        assert!(nchunks_of(30, -1, None).is_err());
+    }
+
+    #[test]
+    fn roundtrip() {
+        let offs: Vec<i64> = (0..5000).map(|i| i * 1234).chain([i64::MIN + 1]).collect();
+        for enc in [encode(&offs).unwrap(), encode_whole(&offs).unwrap()] {
+            assert_eq!(decode(&enc, offs.len() as i64).unwrap(), offs);
+            assert!(decode(&enc, offs.len() as i64 - 1).is_err());
+        }
+        let rep = encode_repeated(special_offset(Special::Zero).unwrap(), 1000).unwrap();
+        assert_eq!(rep.len(), 40);
+        assert_eq!(
+            decode(&rep, 1000).unwrap(),
+            vec![special_offset(Special::Zero).unwrap(); 1000]
+        );
+    }
+}

@@ -1,0 +1,116 @@
+//! Metalayers (header, fixed size) and vlmetalayers (trailer, any size) of a frame
+//! (FRAME.md §3, §6, §7).
+
+use super::{header, Frame, Metalayer, OffsetsChunk, MAX_METALAYERS, MAX_VLMETALAYERS_WRITE};
+use crate::error::{Error, Result};
+
+impl Frame {
+    /// The fixed-size metalayers (header).
+    pub fn metalayers(&self) -> &[Metalayer] {
+        &self.metalayers
+    }
+
+    /// Add a metalayer (only before the first chunk); returns its index.
+    pub fn add_metalayer(&mut self, name: &str, content: &[u8]) -> Result<usize> {
+        header::check_name(name)?;
+        if self.metalayers.len() >= MAX_METALAYERS {
+            crate::trace_error!("Number of metalayers exceeded");
+            return Err(Error::InvalidParam);
+        }
+        if self.metalayers.iter().any(|m| m.name == name) {
+            crate::trace_error!("Metalayer \"{}\" already exists", name);
+            return Err(Error::InvalidParam);
+        }
+        if !self.offsets.is_empty() || self.cbytes > 0 {
+            crate::trace_error!("New metalayers cannot be added after data has been appended");
+            return Err(Error::InvalidParam);
+        }
+        self.metalayers.push(Metalayer {
+            name: name.to_string(),
+            content: content.to_vec(),
+        });
+        if let Err(e) = self.write_tail(OffsetsChunk::Keep) {
+            self.metalayers.pop();
+            return Err(e);
+        }
+        Ok(self.metalayers.len() - 1)
+    }
+
+    /// Overwrite the start of metalayer `idx` with `content`, which may not be longer than the
+    /// existing content (the header cannot change size; a shorter content keeps the old length
+    /// and the trailing old bytes, as C-Blosc2 does).
+    pub fn update_metalayer(&mut self, idx: usize, content: &[u8]) -> Result<()> {
+        let m = self
+            .metalayers
+            .get_mut(idx)
+            .ok_or(Error::MetalayerNotFound)?;
+        if content.len() > m.content.len() {
+            crate::trace_error!(
+                "`content_len` cannot exceed the existing size of {} bytes",
+                m.content.len()
+            );
+            return Err(Error::InvalidParam);
+        }
+        let old = m.content.clone();
+        m.content[..content.len()].copy_from_slice(content);
+        if let Err(e) = self.write_tail(OffsetsChunk::Keep) {
+            self.metalayers[idx].content = old;
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// The variable-length metalayers (trailer); `content` is the stored Blosc chunk.
+    pub fn vlmetalayers(&self) -> &[Metalayer] {
+        &self.vlmetalayers
+    }
+
+    /// Add or replace the vlmetalayer `name` with `chunk` (a Blosc chunk); returns its index.
+    pub fn set_vlmetalayer(&mut self, name: &str, chunk: &[u8]) -> Result<usize> {
+        header::check_name(name)?;
+        let old = self.vlmetalayers.clone();
+        let idx = match self.vlmetalayers.iter().position(|m| m.name == name) {
+            Some(i) => {
+                self.vlmetalayers[i].content = chunk.to_vec();
+                i
+            }
+            None => {
+                if self.vlmetalayers.len() >= MAX_VLMETALAYERS_WRITE {
+                    crate::trace_error!(
+                        "Too many vlmetalayers (at most {})",
+                        MAX_VLMETALAYERS_WRITE
+                    );
+                    return Err(Error::InvalidParam);
+                }
+                self.vlmetalayers.push(Metalayer {
+                    name: name.to_string(),
+                    content: chunk.to_vec(),
+                });
+                self.vlmetalayers.len() - 1
+            }
+        };
+        if let Err(e) = self.write_tail(OffsetsChunk::Keep) {
+            self.vlmetalayers = old;
+            return Err(e);
+        }
+        Ok(idx)
+    }
+
+    /// Delete the vlmetalayer `name`; returns the number of vlmetalayers left.
+    pub fn delete_vlmetalayer(&mut self, name: &str) -> Result<usize> {
+        let i = self
+            .vlmetalayers
+            .iter()
+            .position(|m| m.name == name)
+            .ok_or_else(|| {
+                crate::trace_error!("User vlmetalayer \"{}\" not found", name);
+                Error::NotFound
+            })?;
+        let removed = self.vlmetalayers.remove(i);
+        if let Err(e) = self.write_tail(OffsetsChunk::Keep) {
+            self.vlmetalayers.insert(i, removed);
+            return Err(e);
+        }
+        Ok(self.vlmetalayers.len())
+    }
+}

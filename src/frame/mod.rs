@@ -1,0 +1,700 @@
+//! Frames (FRAME.md): the serialised form of a super-chunk, either contiguous (a `cframe`, in
+//! memory or in a file, possibly embedded at an offset of a larger file) or sparse (an
+//! `sframe`: a directory with an index file and one file per chunk).
+//!
+//! [`Frame`] owns the bytes of a frame and keeps them a valid frame after every call: a process
+//! killed between two calls leaves a readable file. It knows chunks only as opaque Blosc chunks
+//! (plus their headers), and stores zero/NaN/uninit chunks as special offsets instead of bytes.
+//!
+//! Layout of the module: [`header`] (fixed header and metalayers), [`trailer`] (vlmetalayers,
+//! `trailer_len`), [`index`] (the offsets chunk), [`io`] and [`mmap`] (I/O back-ends),
+//! `cframe` (contiguous storage), `sframe` (directories), `chunks` (changing chunks) and
+//! `metalayers`.
+
+pub mod header;
+pub mod index;
+pub mod io;
+pub mod mmap;
+pub mod trailer;
+
+mod cframe;
+mod chunks;
+mod metalayers;
+mod sframe;
+
+pub use io::{Io, IoHandle, OpenMode, StdIo};
+pub use mmap::{MmapIo, MmapMode};
+
+use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH};
+use crate::error::{Error, Result};
+use crate::params::{CParams, SplitMode};
+use header::FixedHeader;
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Most metalayers a frame can hold.
+pub const MAX_METALAYERS: usize = 16;
+/// Longest (vl)metalayer name, in bytes.
+pub const MAX_NAME_LEN: usize = 31;
+/// Most vlmetalayers written to a frame (C-Blosc2 fails beyond that).
+pub const MAX_VLMETALAYERS_WRITE: usize = 16;
+/// Most vlmetalayers accepted when reading a frame.
+pub const MAX_VLMETALAYERS_READ: usize = 8192;
+
+/// Super-chunk parameters recorded in a frame header (FRAME.md §2).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FrameParams {
+    /// Real typesize, may exceed 255.
+    pub typesize: i32,
+    /// Block size parameter; 0 = automatic.
+    pub blocksize: i32,
+    /// Public codec id (0 blosclz, 1 lz4, 2 lz4hc, 4 zlib, 5 zstd, ≥ 32 plugin/user).
+    pub compcode: u8,
+    /// Codec parameter byte.
+    pub compcode_meta: u8,
+    /// Compression level.
+    pub clevel: u8,
+    /// Split mode.
+    pub splitmode: SplitMode,
+    /// Filter pipeline.
+    pub filters: [u8; 6],
+    /// Filter parameters.
+    pub filters_meta: [u8; 6],
+    /// Dictionaries in use.
+    pub use_dict: bool,
+    /// Compression threads (informational).
+    pub nthreads_comp: i16,
+    /// Decompression threads (informational).
+    pub nthreads_decomp: i16,
+}
+
+impl Default for FrameParams {
+    fn default() -> Self {
+        FrameParams::from_cparams(&CParams::default(), 1)
+    }
+}
+
+impl FrameParams {
+    /// The frame parameters of a super-chunk compressing with `c`.
+    pub fn from_cparams(c: &CParams, nthreads_decomp: i16) -> FrameParams {
+        FrameParams {
+            typesize: c.typesize,
+            blocksize: c.blocksize,
+            compcode: c.compcode,
+            compcode_meta: c.compcode_meta,
+            clevel: c.clevel,
+            splitmode: c.splitmode,
+            filters: c.filters,
+            filters_meta: c.filters_meta,
+            use_dict: c.use_dict,
+            nthreads_comp: c.nthreads,
+            nthreads_decomp,
+        }
+    }
+
+    /// Compression parameters matching the header (defaults for everything else).
+    pub fn to_cparams(&self) -> CParams {
+        CParams {
+            typesize: self.typesize,
+            blocksize: self.blocksize,
+            compcode: self.compcode,
+            compcode_meta: self.compcode_meta,
+            clevel: self.clevel,
+            splitmode: self.splitmode,
+            filters: self.filters,
+            filters_meta: self.filters_meta,
+            use_dict: self.use_dict,
+            nthreads: self.nthreads_comp.max(1),
+            ..CParams::default()
+        }
+    }
+}
+
+/// A fixed-size metalayer (header) or a variable-length one (trailer; `content` is then the
+/// *compressed* Blosc chunk exactly as stored).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Metalayer {
+    /// Name, 1 to 31 bytes.
+    pub name: String,
+    /// Content.
+    pub content: Vec<u8>,
+}
+
+/// Where a frame lives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location {
+    /// A contiguous frame held in a `Vec<u8>`.
+    Memory,
+    /// A contiguous frame in a file, starting at byte `offset` (0 usually).
+    File {
+        /// The file.
+        path: PathBuf,
+        /// Where the frame starts in the file.
+        offset: u64,
+    },
+    /// A sparse frame directory (index `chunks.b2frame` + `NNNNNNNN.chunk` files).
+    Dir(PathBuf),
+}
+
+enum Storage {
+    Memory(Vec<u8>),
+    File {
+        path: PathBuf,
+        offset: u64,
+        io: Arc<dyn Io>,
+    },
+    Dir {
+        path: PathBuf,
+        io: Arc<dyn Io>,
+    },
+}
+
+/// What `write_tail` does with the offsets chunk.
+enum OffsetsChunk {
+    /// Leave the stored offsets chunk as it is.
+    Keep,
+    /// Encode `offsets` again.
+    Encode,
+    /// Store this already encoded offsets chunk.
+    Given(Vec<u8>),
+}
+
+/// A contiguous or sparse frame (see the module documentation).
+pub struct Frame {
+    storage: Storage,
+    params: FrameParams,
+    header_len: u64,
+    nbytes: i64,
+    cbytes: i64,
+    chunksize: i32,
+    vl_blocks: bool,
+    metalayers: Vec<Metalayer>,
+    vlmetalayers: Vec<Metalayer>,
+    offsets: Vec<i64>,
+    /// Length of the stored offsets chunk (0 without chunks).
+    off_len: u64,
+    trailer_len: u64,
+    frame_len: u64,
+}
+
+impl std::fmt::Debug for Frame {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Frame")
+            .field("location", &self.location())
+            .field("params", &self.params)
+            .field("nchunks", &self.nchunks())
+            .field("nbytes", &self.nbytes)
+            .field("cbytes", &self.cbytes)
+            .field("chunksize", &self.chunksize)
+            .field("frame_len", &self.frame_len)
+            .finish()
+    }
+}
+
+/// A chunk handed to a mutating call, checked.
+struct NewChunk<'a> {
+    bytes: &'a [u8],
+    nbytes: i64,
+    /// Zero/NaN/uninit: can be stored as a special offset.
+    special: Option<Special>,
+    vl: bool,
+}
+
+fn check_new_chunk(chunk: &[u8], err: Error) -> Result<NewChunk<'_>> {
+    let h = Header::parse(chunk)?;
+    if !h.extended {
+        crate::trace_error!("Chunks stored in frames need the 32-byte extended header");
+        return Err(err);
+    }
+    let cbytes = h.cbytes as usize;
+    if cbytes < EXTENDED_HEADER_LENGTH || chunk.len() < cbytes {
+        crate::trace_error!("The chunk is shorter than its header says");
+        return Err(Error::ReadBuffer);
+    }
+    if h.is_lazy() {
+        crate::trace_error!("Lazy chunks cannot be stored in a frame");
+        return Err(err);
+    }
+    if h.nbytes <= 0 {
+        crate::trace_error!("Empty chunks cannot be stored in a frame");
+        return Err(err);
+    }
+    Ok(NewChunk {
+        bytes: &chunk[..cbytes],
+        nbytes: h.nbytes as i64,
+        special: h.special().filter(|s| index::special_offset(*s).is_some()),
+        vl: h.is_vlblocks(),
+    })
+}
+
+impl Frame {
+    fn empty(storage: Storage, params: &FrameParams) -> Frame {
+        Frame {
+            storage,
+            params: params.clone(),
+            header_len: header::HEADER_NOMETA_LEN as u64,
+            nbytes: 0,
+            cbytes: 0,
+            chunksize: -1,
+            vl_blocks: false,
+            metalayers: Vec::new(),
+            vlmetalayers: Vec::new(),
+            offsets: Vec::new(),
+            off_len: 0,
+            trailer_len: 0,
+            frame_len: 0,
+        }
+    }
+
+    /// Create an empty frame (written at once for File/Dir; nchunks 0, chunksize -1).
+    pub fn create(loc: Location, params: &FrameParams, io: Arc<dyn Io>) -> Result<Frame> {
+        check_params(params)?;
+        let storage = match loc {
+            Location::Memory => Storage::Memory(Vec::new()),
+            Location::File { path, offset } => {
+                // Make sure the file exists; an embedded frame keeps the bytes before it.
+                let mode = if offset == 0 {
+                    OpenMode::Create
+                } else {
+                    OpenMode::Append
+                };
+                drop(io.open(&path, mode)?);
+                Storage::File { path, offset, io }
+            }
+            Location::Dir(path) => {
+                sframe::create_dir(&path, io.as_ref())?;
+                Storage::Dir { path, io }
+            }
+        };
+        let mut f = Frame::empty(storage, params);
+        f.write_tail(OffsetsChunk::Encode)?;
+        Ok(f)
+    }
+
+    /// Open an existing frame (File: validated per FRAME.md §11; Dir: `chunks.b2frame`).
+    /// `Location::Memory` is refused: use [`Frame::from_bytes`].
+    pub fn open(loc: Location, io: Arc<dyn Io>) -> Result<Frame> {
+        match loc {
+            Location::Memory => {
+                crate::trace_error!("An in-memory frame is opened with Frame::from_bytes");
+                Err(Error::InvalidParam)
+            }
+            Location::File { path, offset } => {
+                let storage = Storage::File { path, offset, io };
+                cframe::load(storage)
+            }
+            Location::Dir(path) => {
+                let storage = Storage::Dir { path, io };
+                cframe::load(storage)
+            }
+        }
+    }
+
+    /// Open the frame at `path`: a sparse frame if it is a directory, else a contiguous frame
+    /// starting at `offset` of the file.
+    pub fn open_path(path: &Path, offset: u64, io: Arc<dyn Io>) -> Result<Frame> {
+        let md = std::fs::metadata(path).map_err(|_| {
+            crate::trace_error!("Cannot get information about the path {}", path.display());
+            Error::FileOpen
+        })?;
+        if md.is_dir() {
+            if offset != 0 {
+                crate::trace_error!("Sparse frames cannot be opened at an offset");
+                return Err(Error::InvalidParam);
+            }
+            Frame::open(Location::Dir(path.to_path_buf()), io)
+        } else {
+            Frame::open(
+                Location::File {
+                    path: path.to_path_buf(),
+                    offset,
+                },
+                io,
+            )
+        }
+    }
+
+    /// Parse a contiguous frame held in memory (taken over).
+    pub fn from_bytes(bytes: Vec<u8>) -> Result<Frame> {
+        cframe::load(Storage::Memory(bytes))
+    }
+
+    /// Build an in-memory frame from whole chunks, as C-Blosc2 serialises an in-memory
+    /// super-chunk: every chunk stored as it is (special ones included), `chunksize` the common
+    /// chunk size or 0, the offsets chunk compressed with the default parameters.
+    pub fn from_chunks(
+        params: &FrameParams,
+        chunks: &[&[u8]],
+        metalayers: &[Metalayer],
+        vlmetalayers: &[Metalayer],
+    ) -> Result<Frame> {
+        check_params(params)?;
+        header::check_metalayers(metalayers)?;
+        let mut f = Frame::empty(Storage::Memory(Vec::new()), params);
+        f.metalayers = metalayers.to_vec();
+        f.vlmetalayers = vlmetalayers.to_vec();
+        let mut section = Vec::new();
+        for (i, c) in chunks.iter().enumerate() {
+            let nc = check_new_chunk(c, Error::ChunkAppend)?;
+            if i == 0 {
+                f.chunksize = nc.nbytes as i32;
+                f.vl_blocks = nc.vl;
+            } else {
+                if nc.nbytes != f.chunksize as i64 {
+                    f.chunksize = 0;
+                }
+                if nc.vl != f.vl_blocks {
+                    crate::trace_error!("VL-block chunks cannot be mixed with regular chunks");
+                    return Err(Error::ChunkAppend);
+                }
+            }
+            f.offsets.push(section.len() as i64);
+            section.extend_from_slice(nc.bytes);
+            f.nbytes += nc.nbytes;
+        }
+        f.cbytes = section.len() as i64;
+        let coff = if f.offsets.is_empty() {
+            Vec::new()
+        } else {
+            index::encode_whole(&f.offsets)?
+        };
+        f.build_memory(section, coff)?;
+        Ok(f)
+    }
+
+    /// The whole frame serialised as a contiguous frame (cframe), whatever the location.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        match &self.storage {
+            Storage::Memory(v) => Ok(v.clone()),
+            Storage::File { path, offset, io } => {
+                let mut h = io.open(path, OpenMode::Read)?;
+                let len = usize::try_from(self.frame_len).map_err(|_| Error::MemoryAlloc)?;
+                let mut buf = vec![0u8; len];
+                h.read_at(*offset, &mut buf)?;
+                Ok(buf)
+            }
+            Storage::Dir { .. } => {
+                let mut f = self.contiguous_copy()?;
+                match std::mem::replace(&mut f.storage, Storage::Memory(Vec::new())) {
+                    Storage::Memory(v) => Ok(v),
+                    _ => Err(Error::Failure),
+                }
+            }
+        }
+    }
+
+    /// The frame bytes of an in-memory frame (`None` for File/Dir frames).
+    pub fn as_bytes(&self) -> Option<&[u8]> {
+        match &self.storage {
+            Storage::Memory(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The frame serialised as a cframe, consuming the frame (no copy for in-memory frames).
+    pub fn into_bytes(self) -> Result<Vec<u8>> {
+        match self.storage {
+            Storage::Memory(v) => Ok(v),
+            _ => self.to_bytes(),
+        }
+    }
+
+    /// Write a copy of this frame at `loc` (which must not be this frame's own location) and
+    /// return it.
+    pub fn copy_to(&self, loc: Location, io: Arc<dyn Io>) -> Result<Frame> {
+        match loc {
+            Location::Memory => Frame::from_bytes(self.to_bytes()?),
+            Location::File { path, offset } => {
+                let bytes = self.to_bytes()?;
+                {
+                    let mode = if offset == 0 {
+                        OpenMode::Create
+                    } else {
+                        OpenMode::Append
+                    };
+                    let mut h = io.open(&path, mode)?;
+                    h.write_at(offset, &bytes)?;
+                    h.truncate(offset + bytes.len() as u64)?;
+                }
+                Frame::open(Location::File { path, offset }, io)
+            }
+            Location::Dir(path) => self.sparse_copy(path, io),
+        }
+    }
+
+    /// Append a serialised contiguous frame to the end of the file at `path` (created if
+    /// missing) and return the offset where it starts (C-Blosc2's
+    /// `blosc2_schunk_append_file`).
+    pub fn append_file(path: &Path, cframe: &[u8], io: &dyn Io) -> Result<u64> {
+        let mut h = io.open(path, OpenMode::Append)?;
+        let at = h.size()?;
+        h.write_at(at, cframe)?;
+        Ok(at)
+    }
+
+    /// Read the frame again from its storage (after another process changed it). A no-op for
+    /// in-memory frames.
+    pub fn refresh(&mut self) -> Result<()> {
+        let storage = match &self.storage {
+            Storage::Memory(_) => return Ok(()),
+            Storage::File { path, offset, io } => Storage::File {
+                path: path.clone(),
+                offset: *offset,
+                io: io.clone(),
+            },
+            Storage::Dir { path, io } => Storage::Dir {
+                path: path.clone(),
+                io: io.clone(),
+            },
+        };
+        *self = cframe::load(storage)?;
+        Ok(())
+    }
+
+    /// Where the frame lives.
+    pub fn location(&self) -> Location {
+        match &self.storage {
+            Storage::Memory(_) => Location::Memory,
+            Storage::File { path, offset, .. } => Location::File {
+                path: path.clone(),
+                offset: *offset,
+            },
+            Storage::Dir { path, .. } => Location::Dir(path.clone()),
+        }
+    }
+
+    /// The I/O back-end of a File/Dir frame.
+    pub fn io(&self) -> Option<&Arc<dyn Io>> {
+        match &self.storage {
+            Storage::Memory(_) => None,
+            Storage::File { io, .. } | Storage::Dir { io, .. } => Some(io),
+        }
+    }
+
+    /// Whether this is a sparse frame (directory).
+    pub fn is_sparse(&self) -> bool {
+        matches!(self.storage, Storage::Dir { .. })
+    }
+
+    /// Length of the frame in bytes (of the index file for sparse frames).
+    pub fn len(&self) -> i64 {
+        self.frame_len as i64
+    }
+
+    /// Whether the frame holds no data (no chunks).
+    pub fn is_empty(&self) -> bool {
+        self.offsets.is_empty()
+    }
+
+    /// Length of the header (metalayers included).
+    pub fn header_len(&self) -> i64 {
+        self.header_len as i64
+    }
+
+    /// The super-chunk parameters of the header.
+    pub fn params(&self) -> &FrameParams {
+        &self.params
+    }
+
+    /// Replace the super-chunk parameters (rewrites the header).
+    pub fn set_params(&mut self, p: &FrameParams) -> Result<()> {
+        check_params(p)?;
+        let old = std::mem::replace(&mut self.params, p.clone());
+        if let Err(e) = self.write_tail(OffsetsChunk::Keep) {
+            self.params = old;
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Number of chunks.
+    pub fn nchunks(&self) -> i64 {
+        self.offsets.len() as i64
+    }
+
+    /// Total uncompressed size.
+    pub fn nbytes(&self) -> i64 {
+        self.nbytes
+    }
+
+    /// The header's `cbytes`: size of the stored chunks.
+    pub fn cbytes(&self) -> i64 {
+        self.cbytes
+    }
+
+    /// Uncompressed size of every chunk but possibly the last: -1 none yet, 0 variable.
+    pub fn chunksize(&self) -> i32 {
+        self.chunksize
+    }
+
+    /// Preset the chunk size of a frame without chunks (as a super-chunk created with a known
+    /// chunk size does): the first chunks are then checked against it instead of defining it.
+    pub fn set_chunksize(&mut self, chunksize: i32) -> Result<()> {
+        if !self.offsets.is_empty() {
+            crate::trace_error!("The chunk size can only be set before the first chunk");
+            return Err(Error::InvalidParam);
+        }
+        if chunksize < -1 {
+            return Err(Error::InvalidParam);
+        }
+        let old = std::mem::replace(&mut self.chunksize, chunksize);
+        if let Err(e) = self.write_tail(OffsetsChunk::Keep) {
+            self.chunksize = old;
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Whether the frame holds VL-block chunks.
+    pub fn vl_blocks(&self) -> bool {
+        self.vl_blocks
+    }
+
+    /// The raw offsets table (special values included).
+    pub fn offsets(&self) -> Result<Vec<i64>> {
+        Ok(self.offsets.clone())
+    }
+
+    fn check_index(&self, n: i64, err: Error) -> Result<usize> {
+        if n < 0 || n >= self.nchunks() {
+            crate::trace_error!(
+                "nchunk ({}) exceeds the number of chunks ({}) in frame",
+                n,
+                self.nchunks()
+            );
+            return Err(err);
+        }
+        Ok(n as usize)
+    }
+
+    /// Uncompressed size of the special chunk `n` (FRAME.md §5).
+    fn special_nbytes(&self, n: usize) -> Result<i64> {
+        if self.chunksize <= 0 {
+            crate::trace_error!("A special chunk in a frame without a fixed chunk size");
+            return Err(Error::InvalidHeader);
+        }
+        let cs = self.chunksize as i64;
+        if n + 1 == self.offsets.len() && self.nbytes % cs != 0 {
+            Ok(self.nbytes % cs)
+        } else {
+            Ok(cs)
+        }
+    }
+
+    /// Build the chunk standing for the special offset of logical chunk `n`.
+    fn special_chunk(&self, n: usize) -> Result<Vec<u8>> {
+        let off = self.offsets[n];
+        let special = index::special_of_offset(off).ok_or_else(|| {
+            crate::trace_error!("Special value not recognized: {:#x}", off);
+            Error::Data
+        })?;
+        let nbytes = self.special_nbytes(n)?;
+        let params = CParams {
+            typesize: self.params.typesize,
+            blocksize: self.params.blocksize,
+            ..CParams::default()
+        };
+        let mut buf = vec![0u8; EXTENDED_HEADER_LENGTH];
+        let len = crate::chunk::special::special_chunk(
+            &params,
+            special,
+            nbytes as usize,
+            None,
+            &mut buf,
+        )?;
+        buf.truncate(len);
+        Ok(buf)
+    }
+
+    /// Logical chunk `n`: the stored chunk bytes, or a synthesised special chunk for a
+    /// zeros/NaN/uninit offset (FRAME.md §5).
+    pub fn get_chunk(&self, n: i64) -> Result<Cow<'_, [u8]>> {
+        let i = self.check_index(n, Error::InvalidParam)?;
+        let off = self.offsets[i];
+        if off < 0 {
+            return Ok(Cow::Owned(self.special_chunk(i)?));
+        }
+        match &self.storage {
+            Storage::Memory(v) => {
+                let (start, len) = self.stored_span(off, |pos, buf| {
+                    let pos = usize::try_from(pos).map_err(|_| Error::ReadBuffer)?;
+                    let src = v.get(pos..pos + buf.len()).ok_or(Error::ReadBuffer)?;
+                    buf.copy_from_slice(src);
+                    Ok(())
+                })?;
+                let start = start as usize;
+                v.get(start..start + len)
+                    .map(Cow::Borrowed)
+                    .ok_or(Error::ReadBuffer)
+            }
+            Storage::File { path, offset, io } => {
+                let mut h = io.open(path, OpenMode::Read)?;
+                let (start, len) =
+                    self.stored_span(off, |pos, buf| h.read_at(offset + pos, buf))?;
+                let mut buf = vec![0u8; len];
+                h.read_at(offset + start, &mut buf)?;
+                Ok(Cow::Owned(buf))
+            }
+            Storage::Dir { path, io } => {
+                Ok(Cow::Owned(sframe::read_chunk(path, io.as_ref(), off)?))
+            }
+        }
+    }
+
+    /// Where a stored chunk of a contiguous frame is: its position from the frame start and its
+    /// length, checked against `cbytes`. `read` reads frame bytes.
+    fn stored_span(
+        &self,
+        off: i64,
+        mut read: impl FnMut(u64, &mut [u8]) -> Result<()>,
+    ) -> Result<(u64, usize)> {
+        if off < 0 || off > self.cbytes - EXTENDED_HEADER_LENGTH as i64 {
+            crate::trace_error!("Chunk offset {} out of the chunks section", off);
+            return Err(Error::InvalidHeader);
+        }
+        let pos = self.header_len + off as u64;
+        let mut h = [0u8; EXTENDED_HEADER_LENGTH];
+        read(pos, &mut h)?;
+        let (_, cbytes, _) = Header::sizes(&h)?;
+        if (cbytes as usize) < EXTENDED_HEADER_LENGTH || off + cbytes as i64 > self.cbytes {
+            crate::trace_error!("Invalid chunk size {} in frame", cbytes);
+            return Err(Error::InvalidHeader);
+        }
+        Ok((pos, cbytes as usize))
+    }
+
+    fn fixed_header(&self, frame_len: u64) -> FixedHeader {
+        FixedHeader {
+            header_len: 0,
+            frame_len: frame_len as i64,
+            frame_type: if self.is_sparse() {
+                header::TYPE_DIRECTORY
+            } else {
+                header::TYPE_CONTIGUOUS
+            },
+            nbytes: self.nbytes,
+            cbytes: self.cbytes,
+            chunksize: self.chunksize,
+            vl_blocks: self.vl_blocks,
+            has_vlmeta: !self.vlmetalayers.is_empty(),
+            params: self.params.clone(),
+        }
+    }
+}
+
+fn check_params(p: &FrameParams) -> Result<()> {
+    if p.typesize <= 0 {
+        crate::trace_error!("`typesize` must be positive");
+        return Err(Error::InvalidParam);
+    }
+    if p.clevel > 9 {
+        crate::trace_error!("`clevel` must be between 0 and 9");
+        return Err(Error::InvalidParam);
+    }
+    if p.blocksize < 0 {
+        crate::trace_error!("`blocksize` cannot be negative");
+        return Err(Error::InvalidParam);
+    }
+    Ok(())
+}

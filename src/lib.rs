@@ -4,6 +4,7 @@
 //! C-Blosc2 3.3 C API on top of it.
 #![warn(missing_docs)]
 
+pub mod bloscpack;
 pub mod chunk;
 pub mod codecs;
 pub mod error;

@@ -53,10 +53,10 @@ where
     let mut last = reader.read_chunk(n - 1)?;
     let last_off = reader.offsets()[(n - 1) as usize] as u64;
     let offsets_pos = reader.offsets_pos();
+    let end = reader.position();
     drop(reader);
     if len == 0 {
-        file.seek(SeekFrom::Start(start + last_off))
-            .map_err(write_err)?;
+        file.seek(SeekFrom::Start(start + end)).map_err(write_err)?;
         return Ok(0);
     }
     let chunk_size = header.chunk_size as usize;

@@ -12,7 +12,7 @@
 //! * no delta or other filters, and only the codecs Blosc 1.x has.
 
 use super::error::{Error, Result};
-use crate::chunk::header::{flags, MAX_OVERHEAD, MIN_HEADER_LENGTH};
+use crate::chunk::header::{flags, EXTENDED_HEADER_LENGTH, MIN_HEADER_LENGTH};
 use crate::codecs;
 use crate::params::{filter_id, CParams, SplitMode};
 
@@ -110,8 +110,13 @@ pub fn compress_chunk(params: &CParams, src: &[u8], out: &mut Vec<u8>) -> Result
     let mut p = params.clone();
     p.basic_header = true;
     p.nchunk = -1;
+    // Like Blosc 1.x: a chunk that does not fit in `nbytes + 16` bytes is stored memcpyed
+    // (the core wants at least 32 bytes of room; smaller inputs are memcpyed anyway).
     out.clear();
-    out.resize(src.len() + MAX_OVERHEAD, 0);
+    out.resize(
+        (src.len() + MIN_HEADER_LENGTH).max(EXTENDED_HEADER_LENGTH),
+        0,
+    );
     for _ in 0..5 {
         let n = crate::chunk::compress(&p, src, out).map_err(|e| Error::Compress(e).traced())?;
         if n < MIN_HEADER_LENGTH {

@@ -177,7 +177,11 @@ impl Header {
     }
 
     /// The uncompressed size chunk `i` must have, when the header tells it.
+    /// With `nchunks` −1 the last chunk is not known: see [`Header::max_chunk_nbytes`].
     pub fn chunk_nbytes(&self, i: u64) -> Option<usize> {
+        if self.nchunks < 0 {
+            return None;
+        }
         let last = self.nchunks > 0 && i == self.nchunks as u64 - 1;
         let v = if last {
             self.last_chunk
@@ -185,6 +189,11 @@ impl Header {
             self.chunk_size
         };
         usize::try_from(v).ok()
+    }
+
+    /// The largest uncompressed size a chunk may have (`chunk-size`), when known.
+    pub fn max_chunk_nbytes(&self) -> Option<usize> {
+        usize::try_from(self.chunk_size).ok()
     }
 
     /// Number of entries of the offsets table (`nchunks + max-app-chunks`), 0 without one.

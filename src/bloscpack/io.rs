@@ -13,7 +13,7 @@ pub(crate) fn read_vec_into<R: Read>(
     buf: &mut Vec<u8>,
 ) -> Result<()> {
     // Reserve up front only what a sane file would have.
-    buf.reserve(n.min(1 << 26) as usize);
+    buf.reserve(n.min(1 << 20) as usize);
     let got = r.take(n).read_to_end(buf).map_err(read_err(part))?;
     if (got as u64) < n {
         return Err(Error::Truncated(part).traced());

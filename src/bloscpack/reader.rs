@@ -29,12 +29,17 @@ pub struct Reader<R> {
     offsets: Vec<i64>,
     offsets_pos: u64,
     data_start: u64,
-    /// Position of `inner`, from the start of the header.
+    /// Position of `inner`, from the start of the header (unknown after a failed read).
     pos: u64,
+    pos_valid: bool,
+    /// Stream position of the header (known once `inner` has been asked, for seeking).
+    base: Option<u64>,
     /// Number of the chunk at `pos` (when `pos` is at a chunk boundary).
     next_chunk: u64,
     /// A file with nchunks -1 has been read to its end.
     at_end: bool,
+    /// A chunk shorter than chunk-size has been read (nchunks -1: it must be the last).
+    short_seen: bool,
     dparams: DParams,
     cbuf: Vec<u8>,
 }
@@ -72,8 +77,11 @@ impl<R: Read> Reader<R> {
             offsets_pos,
             data_start: pos,
             pos,
+            pos_valid: true,
+            base: None,
             next_chunk: 0,
             at_end: false,
+            short_seen: false,
             dparams: DParams::default(),
             cbuf: Vec::new(),
         })
@@ -114,8 +122,19 @@ impl<R: Read> Reader<R> {
         self.inner
     }
 
+    /// Position after the last byte read (from the start of the header), e.g. the end of the
+    /// data after the last chunk has been read.
+    pub fn position(&self) -> u64 {
+        self.pos
+    }
+
     /// Decompress the next chunk into `out` (replaced). `Ok(false)` after the last chunk.
     pub fn read_next_chunk_into(&mut self, out: &mut Vec<u8>) -> Result<bool> {
+        if !self.pos_valid {
+            return Err(Error::param(
+                "a previous read failed midway: the position is lost",
+            ));
+        }
         let i = self.next_chunk;
         if self.at_end || (self.header.nchunks >= 0 && i >= self.header.nchunks as u64) {
             return Ok(false);
@@ -158,6 +177,15 @@ impl<R: Read> Reader<R> {
     /// Read the compressed chunk `i` at the current position into `cbuf` and check its digest.
     /// `Ok(false)` at a clean end of the data when the number of chunks is unknown.
     fn read_compressed(&mut self, i: u64) -> Result<bool> {
+        self.pos_valid = false;
+        let r = self.read_compressed_at(i);
+        if !matches!(r, Err(Error::Read(_)) | Err(Error::Truncated(_))) {
+            self.pos_valid = true;
+        }
+        r
+    }
+
+    fn read_compressed_at(&mut self, i: u64) -> Result<bool> {
         let part = Part::Chunk(i);
         let mut h = [0u8; MIN_HEADER_LENGTH];
         if self.header.nchunks < 0 {
@@ -167,6 +195,7 @@ impl<R: Read> Reader<R> {
         } else {
             self.inner.read_exact(&mut h).map_err(read_err(part))?;
         }
+        self.pos += MIN_HEADER_LENGTH as u64;
         let nbytes = i32::from_le_bytes([h[4], h[5], h[6], h[7]]);
         let cbytes = i32::from_le_bytes([h[12], h[13], h[14], h[15]]);
         let extended = h[2] & 0x05 == 0x05;
@@ -190,6 +219,16 @@ impl<R: Read> Reader<R> {
                     crate::Error::Data,
                 ));
             }
+        } else if let Some(max) = self.header.max_chunk_nbytes() {
+            // unknown number of chunks: only the last one may be shorter
+            if nbytes as i64 > max as i64 || self.short_seen {
+                return Err(bad_chunk(
+                    i,
+                    format!("holds {nbytes} bytes, chunk-size is {max} and only the last chunk may be shorter"),
+                    crate::Error::Data,
+                ));
+            }
+            self.short_seen = (nbytes as i64) < max as i64;
         }
         self.cbuf.clear();
         self.cbuf.extend_from_slice(&h);
@@ -199,17 +238,18 @@ impl<R: Read> Reader<R> {
             part,
             &mut self.cbuf,
         )?;
+        self.pos += cbytes as u64 - MIN_HEADER_LENGTH as u64;
         let size = self.header.checksum.size();
         if size > 0 {
             let mut digest = [0u8; super::checksum::MAX_DIGEST_SIZE];
             self.inner
                 .read_exact(&mut digest[..size])
                 .map_err(read_err(part))?;
+            self.pos += size as u64;
             if self.header.checksum.digest(&self.cbuf).as_bytes() != &digest[..size] {
                 return Err(Error::ChunkChecksum { chunk: i }.traced());
             }
         }
-        self.pos += cbytes as u64 + size as u64;
         Ok(true)
     }
 
@@ -268,11 +308,7 @@ impl<R: Read + Seek> Reader<R> {
             }
             .traced());
         }
-        let delta = o - self.pos as i64;
-        self.inner
-            .seek(SeekFrom::Current(delta))
-            .map_err(read_err(Part::Chunk(i)))?;
-        self.pos = o as u64;
+        self.seek_to(o as u64, Part::Chunk(i))?;
         self.next_chunk = i;
         self.at_end = false;
         if !self.read_compressed(i)? {
@@ -284,13 +320,42 @@ impl<R: Read + Seek> Reader<R> {
 
     /// Go back to chunk 0 for sequential reading.
     pub fn rewind(&mut self) -> Result<()> {
-        let delta = self.data_start as i64 - self.pos as i64;
-        self.inner
-            .seek(SeekFrom::Current(delta))
-            .map_err(read_err(Part::Chunk(0)))?;
-        self.pos = self.data_start;
+        self.seek_to(self.data_start, Part::Chunk(0))?;
         self.next_chunk = 0;
         self.at_end = false;
+        self.short_seen = false;
+        Ok(())
+    }
+}
+
+impl<R: Read + Seek> Reader<R> {
+    /// Seek to `target` (from the start of the header).
+    fn seek_to(&mut self, target: u64, part: Part) -> Result<()> {
+        let base = match self.base {
+            Some(b) => b,
+            None if self.pos_valid => {
+                let now = self.inner.stream_position().map_err(read_err(part))?;
+                let b = now.checked_sub(self.pos).ok_or_else(|| {
+                    Error::param("the reader was not at the start of the bloscpack header")
+                })?;
+                self.base = Some(b);
+                b
+            }
+            None => {
+                return Err(Error::param(
+                    "a previous read failed midway: the position is lost",
+                ))
+            }
+        };
+        let abs = base.checked_add(target).ok_or_else(|| Error::BadOffset {
+            chunk: self.next_chunk,
+            offset: target as i64,
+        })?;
+        self.inner
+            .seek(SeekFrom::Start(abs))
+            .map_err(read_err(part))?;
+        self.pos = target;
+        self.pos_valid = true;
         Ok(())
     }
 }

@@ -202,6 +202,7 @@ macro_rules! c_programs {
 c_programs!(
     test_badinput,
     test_blosc1,
+    test_bloscpack,
     test_chunk,
     test_contexts,
     test_env,

@@ -188,8 +188,10 @@ mod tests {
     #[test]
     fn rejects_blosc2_only_params() {
         let mut out = Vec::new();
-        let mut p = CParams::default();
-        p.filters = [0, 0, 0, 0, filter_id::DELTA, filter_id::SHUFFLE];
+        let p = CParams {
+            filters: [0, 0, 0, 0, filter_id::DELTA, filter_id::SHUFFLE],
+            ..CParams::default()
+        };
         assert!(compress_chunk(&p, b"abc", &mut out).is_err());
         let p = CParams {
             typesize: 256,

@@ -347,7 +347,7 @@ impl<R: Read + Seek> Reader<R> {
                 ))
             }
         };
-        let abs = base.checked_add(target).ok_or_else(|| Error::BadOffset {
+        let abs = base.checked_add(target).ok_or(Error::BadOffset {
             chunk: self.next_chunk,
             offset: target as i64,
         })?;

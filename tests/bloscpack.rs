@@ -200,6 +200,59 @@ fn roundtrip_matrix() {
     }
 }
 
+/// Readers accept any valid Blosc chunk: here Blosc2 chunks (32-byte headers, delta filter, a
+/// special all-zeros chunk) in a file assembled by hand.
+#[test]
+fn reads_blosc2_chunks() {
+    let mut data = ramp(40_000, 3);
+    data.extend(vec![0u8; 40_000]);
+    data.extend(mixed(20_000, 3));
+    let mut chunks = Vec::new();
+    for (i, piece) in data.chunks(40_000).enumerate() {
+        let p = CParams {
+            compcode: [5, 0, 1][i],
+            typesize: 4,
+            filters: [0, 0, 0, 0, filter_id::DELTA, filter_id::SHUFFLE],
+            ..CParams::default()
+        };
+        let mut out = vec![0u8; piece.len() + 64];
+        let n = b2rs::chunk::compress(&p, piece, &mut out).unwrap();
+        out.truncate(n);
+        assert!(out[0] >= 5 && out[2] & 0x05 == 0x05, "a Blosc2 chunk");
+        chunks.push(out);
+    }
+    assert_eq!(chunks[1].len(), 32, "all zeros: a special chunk");
+    let h = bloscpack::Header {
+        format_version: 3,
+        offsets: true,
+        metadata: false,
+        checksum: Checksum::Sha256,
+        typesize: 4,
+        chunk_size: 40_000,
+        last_chunk: 20_000,
+        nchunks: 3,
+        max_app_chunks: 2,
+    };
+    let mut file = h.encode().unwrap().to_vec();
+    let table = file.len();
+    file.extend([0xff; 8 * 5]);
+    for (i, c) in chunks.iter().enumerate() {
+        let pos = (file.len() as i64).to_le_bytes();
+        file[table + 8 * i..table + 8 * i + 8].copy_from_slice(&pos);
+        file.extend(c);
+        file.extend(Checksum::Sha256.digest(c).as_bytes());
+    }
+    read_every_way(&file, &data, None).unwrap();
+    // appending rewrites the last chunk as a Blosc 1.x chunk and adds one
+    let scratch = Scratch::new("bloscpack", "blosc2chunks");
+    let path = scratch.path("b2.blp");
+    fs::write(&path, &file).unwrap();
+    let extra = mixed(30_000, 4);
+    assert_eq!(append_file(&path, &extra, None).unwrap(), 1);
+    data.extend(&extra);
+    read_every_way(&fs::read(&path).unwrap(), &data, None).unwrap();
+}
+
 #[test]
 fn truncated_at_every_position() {
     for checksum in [Checksum::Adler32, Checksum::None, Checksum::Sha512] {
@@ -1413,6 +1466,18 @@ fn ours_cases() -> Vec<OursCase> {
         c.how = how;
         c.metadata = Some(r#"{"how":"streamed"}"#.into());
         c.label = format!("{how:?}");
+        v.push(c);
+    }
+    for (i, nthreads) in [2i16, 4].into_iter().enumerate() {
+        let mut cp = cparams([5, 0][i], 5, 8, filter_id::SHUFFLE);
+        cp.nthreads = nthreads;
+        let p = PackParams {
+            chunk_size: 300_000,
+            cparams: cp,
+            ..PackParams::default()
+        };
+        let mut c = OursCase::new(format!("threads-{nthreads}"), mixed(700_001, 6), p);
+        c.label = format!("{nthreads} threads per chunk");
         v.push(c);
     }
     for order in ["C", "F"] {

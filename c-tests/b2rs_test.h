@@ -59,6 +59,14 @@
  *   B2RS_REFERENCE_BUG_BLOSC1_SIZE_TRUNC  (found by these tests, not in the
  *       spec) blosc1_compress truncates its size_t nbytes to 32 bits, so
  *       2^40 bytes gives an empty 32-byte chunk instead of error -35.
+ *   B2RS_REFERENCE_BUG_B2ND_UNCHECKED  (found by these tests, not in the
+ *       spec) b2nd_copy_buffer2 checks none of its arguments (NULL pointers
+ *       and ndim 0 crash, regions outside the buffers are read/written out of
+ *       bounds, negative itemsize or ndim > 16 pass); b2nd_create_ctx crashes
+ *       with more than B2ND_MAX_METALAYERS metalayers or NULL metalayers, and
+ *       b2nd_free_ctx(NULL) crashes; b2nd_serialize_meta crashes on NULL
+ *       smeta/shape and writes metalayers for ndim > 16 that
+ *       b2nd_deserialize_meta rejects.
  */
 #ifndef B2RS_TEST_H
 #define B2RS_TEST_H
@@ -97,6 +105,7 @@
 #define B2RS_REFERENCE_BUG_VL_DELTA 1
 #define B2RS_REFERENCE_BUG_PREFILTER_DELTA 1
 #define B2RS_REFERENCE_BUG_BLOSC1_SIZE_TRUNC 1
+#define B2RS_REFERENCE_BUG_B2ND_UNCHECKED 1
 #endif
 
 /* ------------------------------------------------------------------ */

@@ -8,13 +8,6 @@
 
 /* ---- 12a. b2nd: context & constructors / destructors ---- */
 
-BLOSC_EXPORT b2nd_context_t *
-b2nd_create_ctx(const blosc2_storage *b2_storage, int8_t ndim, const int64_t *shape, const int32_t *chunkshape,
-                const int32_t *blockshape, const char *dtype, int8_t dtype_format, const blosc2_metalayer *metalayers,
-                int32_t nmetalayers);
-
-BLOSC_EXPORT int b2nd_free_ctx(b2nd_context_t *ctx);
-
 BLOSC_EXPORT int b2nd_uninit(b2nd_context_t *ctx, b2nd_array_t **array);
 
 BLOSC_EXPORT int b2nd_empty(b2nd_context_t *ctx, b2nd_array_t **array);
@@ -100,25 +93,3 @@ BLOSC_EXPORT int b2nd_delete(b2nd_array_t *array, int8_t axis,
 BLOSC_EXPORT int b2nd_print_meta(const b2nd_array_t *array);
 
 BLOSC_EXPORT int b2nd_refresh(b2nd_array_t *array);
-
-BLOSC_EXPORT int b2nd_serialize_meta(int8_t ndim, const int64_t *shape, const int32_t *chunkshape,
-                                     const int32_t *blockshape, const char *dtype,
-                                     int8_t dtype_format, uint8_t **smeta);
-
-BLOSC_EXPORT int b2nd_deserialize_meta(const uint8_t *smeta, int32_t smeta_len, int8_t *ndim, int64_t *shape,
-                                       int32_t *chunkshape, int32_t *blockshape, char **dtype, int8_t *dtype_format);
-
-B2ND_DEPRECATED("Use b2nd_copy_buffer2 instead.")
-BLOSC_EXPORT int b2nd_copy_buffer(int8_t ndim,
-                                  uint8_t itemsize,
-                                  const void *src, const int64_t *src_pad_shape,
-                                  const int64_t *src_start, const int64_t *src_stop,
-                                  void *dst, const int64_t *dst_pad_shape,
-                                  const int64_t *dst_start);
-
-BLOSC_EXPORT int b2nd_copy_buffer2(int8_t ndim,
-                                   int32_t itemsize,
-                                   const void *src, const int64_t *src_pad_shape,
-                                   const int64_t *src_start, const int64_t *src_stop,
-                                   void *dst, const int64_t *dst_pad_shape,
-                                   const int64_t *dst_start);

@@ -178,18 +178,141 @@ typedef struct b2nd_array_t {
 
 /* ---- end ---- */
 
-/* ---- functions generated from src/capi/: none ---- */
+/* ---- functions generated from src/capi/ ---- */
+
+/**
+ * The deprecated form of [`b2nd_copy_buffer2`] with an 8-bit `itemsize`.
+ *
+ * # Safety
+ * As [`b2nd_copy_buffer2`].
+ */
+BLOSC_EXPORT
+B2ND_DEPRECATED("Use b2nd_copy_buffer2 instead.")
+int b2nd_copy_buffer(int8_t ndim,
+                     uint8_t itemsize,
+                     const void *src,
+                     const int64_t *src_pad_shape,
+                     const int64_t *src_start,
+                     const int64_t *src_stop,
+                     void *dst,
+                     const int64_t *dst_pad_shape,
+                     const int64_t *dst_start);
+
+/**
+ * Copy the hyper-rectangle `[src_start, src_stop)` of the C-order buffer `src` (shape
+ * `src_pad_shape`, items of `itemsize` bytes) into the C-order buffer `dst` (shape
+ * `dst_pad_shape`) at `dst_start`.
+ *
+ * Returns 0, or `BLOSC2_ERROR_INVALID_PARAM` for `ndim` outside `0..=B2ND_MAX_DIM`, a negative
+ * `itemsize`, `start > stop`, or a rectangle that does not fit either buffer, and
+ * `BLOSC2_ERROR_NULL_POINTER` for NULL arrays (or NULL buffers when something is to be copied).
+ * C-Blosc2 checks none of these. An empty rectangle copies nothing; `ndim` 0 copies one item.
+ * Overlapping buffers are copied as if through a temporary buffer.
+ *
+ * # Safety
+ * The shape/start/stop arrays must be readable for `ndim` items; `src` and `dst` must hold the
+ * buffers of those shapes (at least up to the last item copied).
+ */
+BLOSC_EXPORT
+int b2nd_copy_buffer2(int8_t ndim,
+                      int32_t itemsize,
+                      const void *src,
+                      const int64_t *src_pad_shape,
+                      const int64_t *src_start,
+                      const int64_t *src_stop,
+                      void *dst,
+                      const int64_t *dst_pad_shape,
+                      const int64_t *dst_start);
+
+/**
+ * Create the parameters of a b2nd array. Everything is copied (storage with cparams, dparams,
+ * io and urlpath; shapes; dtype; metalayers), so the caller's structures may go away. A NULL
+ * `b2_storage` or `cparams` means the defaults; a NULL `dtype` means `|S<typesize>`. The
+ * cparams copy gets `blocksize = product(blockshape) * typesize`.
+ *
+ * Returns NULL (with a trace message) for `ndim` outside `0..=B2ND_MAX_DIM`, NULL shape
+ * arrays, negative sizes, a zero block size where the chunk size is not zero, a block of more
+ * than `INT32_MAX` bytes, and (where C-Blosc2 crashes) more than `B2ND_MAX_METALAYERS`
+ * metalayers, a NULL `metalayers` with `nmetalayers > 0`, or a metalayer without name or with
+ * bad content. A negative `nmetalayers` counts as 0. The shape itself is checked when an array
+ * is created from the context.
+ *
+ * # Safety
+ * `b2_storage` NULL or valid (with its pointers NULL or valid, `urlpath` NUL-terminated); the
+ * shape arrays readable for `ndim` items; `dtype` NULL or NUL-terminated; `metalayers` readable
+ * for `nmetalayers` items, each with a NUL-terminated `name` and `content_len` readable bytes.
+ */
+BLOSC_EXPORT
+b2nd_context_t *b2nd_create_ctx(const blosc2_storage *b2_storage,
+                                int8_t ndim,
+                                const int64_t *shape,
+                                const int32_t *chunkshape,
+                                const int32_t *blockshape,
+                                const char *dtype,
+                                int8_t dtype_format,
+                                const blosc2_metalayer *metalayers,
+                                int32_t nmetalayers);
+
+/**
+ * Read a `b2nd` (or legacy `caterva`) metalayer, as the header-inline
+ * `b2nd_deserialize_meta_inline` does. Returns the number of bytes read, or a negative error
+ * code: `BLOSC2_ERROR_NULL_POINTER` for NULL `smeta`/`ndim`/shape arrays, `BLOSC2_ERROR_FAILURE`
+ * for malformed input (empty, truncated, ndim out of range, bad dtype marker or length).
+ *
+ * When both `dtype` and `dtype_format` are given they receive the dtype (a `malloc`ed,
+ * NUL-terminated copy for the caller to `free`; NULL and 0 when the metalayer has none);
+ * otherwise the dtype part is not read.
+ *
+ * # Safety
+ * `smeta` must be readable for `smeta_len` bytes; `ndim` writable; `shape`, `chunkshape` and
+ * `blockshape` writable for `B2ND_MAX_DIM` items (or at least the metalayer's ndim); `dtype`
+ * and `dtype_format` NULL or writable.
+ */
+BLOSC_EXPORT
+int b2nd_deserialize_meta(const uint8_t *smeta,
+                          int32_t smeta_len,
+                          int8_t *ndim,
+                          int64_t *shape,
+                          int32_t *chunkshape,
+                          int32_t *blockshape,
+                          char **dtype,
+                          int8_t *dtype_format);
+
+/**
+ * Free a context made by [`b2nd_create_ctx`]. Returns 0, or `BLOSC2_ERROR_NULL_POINTER` for
+ * NULL (C-Blosc2 crashes).
+ *
+ * # Safety
+ * `ctx` must be NULL or a live context from [`b2nd_create_ctx`], not used afterwards.
+ */
+BLOSC_EXPORT int b2nd_free_ctx(b2nd_context_t *ctx);
+
+/**
+ * Serialise the `b2nd` metalayer of an array (B2ND.md §1). A NULL `dtype` is written as `|u1`.
+ * On success `*smeta` receives a `malloc`ed buffer (for the caller to `free`) and the return
+ * value is its length; otherwise a negative error code and `*smeta` is left alone.
+ *
+ * Unlike C-Blosc2, `ndim` must be in `0..=B2ND_MAX_DIM` (C-Blosc2 writes metalayers that it
+ * cannot read back for larger values).
+ *
+ * # Safety
+ * `shape`, `chunkshape` and `blockshape` must be readable for `ndim` items; `dtype` NULL or a
+ * NUL-terminated string; `smeta` writable.
+ */
+BLOSC_EXPORT
+int b2nd_serialize_meta(int8_t ndim,
+                        const int64_t *shape,
+                        const int32_t *chunkshape,
+                        const int32_t *blockshape,
+                        const char *dtype,
+                        int8_t dtype_format,
+                        uint8_t **smeta);
+
+/* ---- end ---- */
 
 /* ---- not implemented by b2rs yet (include-parts/pending_b2nd.h) ---- */
 
 /* ---- 12a. b2nd: context & constructors / destructors ---- */
-
-BLOSC_EXPORT b2nd_context_t *
-b2nd_create_ctx(const blosc2_storage *b2_storage, int8_t ndim, const int64_t *shape, const int32_t *chunkshape,
-                const int32_t *blockshape, const char *dtype, int8_t dtype_format, const blosc2_metalayer *metalayers,
-                int32_t nmetalayers);
-
-BLOSC_EXPORT int b2nd_free_ctx(b2nd_context_t *ctx);
 
 BLOSC_EXPORT int b2nd_uninit(b2nd_context_t *ctx, b2nd_array_t **array);
 
@@ -276,28 +399,6 @@ BLOSC_EXPORT int b2nd_delete(b2nd_array_t *array, int8_t axis,
 BLOSC_EXPORT int b2nd_print_meta(const b2nd_array_t *array);
 
 BLOSC_EXPORT int b2nd_refresh(b2nd_array_t *array);
-
-BLOSC_EXPORT int b2nd_serialize_meta(int8_t ndim, const int64_t *shape, const int32_t *chunkshape,
-                                     const int32_t *blockshape, const char *dtype,
-                                     int8_t dtype_format, uint8_t **smeta);
-
-BLOSC_EXPORT int b2nd_deserialize_meta(const uint8_t *smeta, int32_t smeta_len, int8_t *ndim, int64_t *shape,
-                                       int32_t *chunkshape, int32_t *blockshape, char **dtype, int8_t *dtype_format);
-
-B2ND_DEPRECATED("Use b2nd_copy_buffer2 instead.")
-BLOSC_EXPORT int b2nd_copy_buffer(int8_t ndim,
-                                  uint8_t itemsize,
-                                  const void *src, const int64_t *src_pad_shape,
-                                  const int64_t *src_start, const int64_t *src_stop,
-                                  void *dst, const int64_t *dst_pad_shape,
-                                  const int64_t *dst_start);
-
-BLOSC_EXPORT int b2nd_copy_buffer2(int8_t ndim,
-                                   int32_t itemsize,
-                                   const void *src, const int64_t *src_pad_shape,
-                                   const int64_t *src_start, const int64_t *src_stop,
-                                   void *dst, const int64_t *dst_pad_shape,
-                                   const int64_t *dst_start);
 
 /* ---- end ---- */
 

@@ -1412,7 +1412,8 @@ int blosc2_compress_ctx(blosc2_context *context,
                         int32_t destsize);
 
 /**
- * Create a context for compression.
+ * Create a context for compression; NULL for filter ids that are not defined (5..=31, and
+ * 37..=159 above the registered plugins). Other bad parameters make compression fail instead.
  *
  * # Safety
  * None beyond passing a valid struct by value; pointers inside `cparams` (prefilter params)
@@ -1528,6 +1529,18 @@ BLOSC_EXPORT int blosc2_get_complib_info(const char *compname, char **complib, c
 BLOSC_EXPORT int16_t blosc2_get_nthreads(void);
 
 /**
+ * The chunk numbers holding the items `[*start, *stop)`, in a new `malloc`ed array.
+ *
+ * # Safety
+ * `schunk` live; `start`, `stop` readable; `chunks_idx` writable.
+ */
+BLOSC_EXPORT
+int64_t blosc2_get_slice_nchunks(blosc2_schunk *schunk,
+                                 int64_t *start,
+                                 int64_t *stop,
+                                 int64_t **chunks_idx);
+
+/**
  * The C-Blosc2 API version implemented ("3.3.5").
  */
 BLOSC_EXPORT const char *blosc2_get_version_string(void);
@@ -1577,7 +1590,8 @@ int blosc2_getitem_ctx(blosc2_context *context,
                        int32_t destsize);
 
 /**
- * Initialise the library (reads `BLOSC_NTHREADS`).
+ * Initialise the library. Nothing to do in b2rs: its state is ready from the start. (As in
+ * C-Blosc2, `BLOSC_NTHREADS` is not read here but by the compression and decompression calls.)
  */
 BLOSC_EXPORT void blosc2_init(void);
 
@@ -1585,6 +1599,31 @@ BLOSC_EXPORT void blosc2_init(void);
  * The comma-separated list of supported codecs.
  */
 BLOSC_EXPORT const char *blosc2_list_compressors(void);
+
+/**
+ * Add a fixed-size metalayer; returns its index.
+ *
+ * # Safety
+ * `schunk` live; `name` a C string; `content` readable for `content_len` bytes.
+ */
+BLOSC_EXPORT
+int blosc2_meta_add(blosc2_schunk *schunk,
+                    const char *name,
+                    uint8_t *content,
+                    int32_t content_len);
+
+/**
+ * Overwrite the start of an existing metalayer (`content_len` may not exceed its length);
+ * returns its index.
+ *
+ * # Safety
+ * As `blosc2_meta_add`.
+ */
+BLOSC_EXPORT
+int blosc2_meta_update(blosc2_schunk *schunk,
+                       const char *name,
+                       uint8_t *content,
+                       int32_t content_len);
 
 /**
  * Linear index of a multidimensional `index` with the given `strides`.
@@ -1622,6 +1661,244 @@ BLOSC_EXPORT int blosc2_register_filter(blosc2_filter *filter);
  * `tuner` must point to a valid struct (or be NULL).
  */
 BLOSC_EXPORT int blosc2_register_tuner(blosc2_tuner *tuner);
+
+/**
+ * Compress `nbytes` of `src` with the super-chunk's compression context and append them.
+ *
+ * # Safety
+ * `schunk` live; `src` readable for `nbytes`.
+ */
+BLOSC_EXPORT
+int64_t blosc2_schunk_append_buffer(blosc2_schunk *schunk,
+                                    const void *src,
+                                    int32_t nbytes);
+
+/**
+ * Append a chunk (`copy == false`: the `malloc`ed chunk is taken over on success).
+ *
+ * # Safety
+ * `schunk` live; `chunk` readable for its header's `cbytes`.
+ */
+BLOSC_EXPORT int64_t blosc2_schunk_append_chunk(blosc2_schunk *schunk, uint8_t *chunk, bool copy);
+
+/**
+ * Whether freeing the super-chunk should leave a caller-provided contiguous frame buffer
+ * alone (only meaningful for super-chunks made from a buffer without copy).
+ *
+ * # Safety
+ * `schunk` must be NULL or a live super-chunk.
+ */
+BLOSC_EXPORT void blosc2_schunk_avoid_cframe_free(blosc2_schunk *schunk, bool avoid_cframe_free);
+
+/**
+ * Copy a super-chunk into a new one with `storage` (NULL: in memory, same parameters).
+ *
+ * # Safety
+ * `schunk` must be a live super-chunk; `storage` NULL or valid.
+ */
+BLOSC_EXPORT blosc2_schunk *blosc2_schunk_copy(blosc2_schunk *schunk, blosc2_storage *storage);
+
+/**
+ * Decompress chunk `nchunk` into `dest` (`nbytes` must hold the whole chunk). Returns its
+ * size.
+ *
+ * # Safety
+ * `schunk` live; `dest` writable for `nbytes`.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_decompress_chunk(blosc2_schunk *schunk,
+                                   int64_t nchunk,
+                                   void *dest,
+                                   int32_t nbytes);
+
+/**
+ * Delete chunk `nchunk`.
+ *
+ * # Safety
+ * `schunk` must be a live super-chunk.
+ */
+BLOSC_EXPORT int64_t blosc2_schunk_delete_chunk(blosc2_schunk *schunk, int64_t nchunk);
+
+/**
+ * Fill an empty super-chunk with `nitems` special values (zeros, NaNs, uninitialised) in
+ * chunks of `chunksize` bytes. Returns the number of chunks.
+ *
+ * # Safety
+ * `schunk` must be a live super-chunk.
+ */
+BLOSC_EXPORT
+int64_t blosc2_schunk_fill_special(blosc2_schunk *schunk,
+                                   int64_t nitems,
+                                   int special_value,
+                                   int32_t chunksize);
+
+/**
+ * Free a super-chunk and everything it holds (NULL is ignored).
+ *
+ * # Safety
+ * `schunk` must be NULL or a live super-chunk, not used afterwards.
+ */
+BLOSC_EXPORT int blosc2_schunk_free(blosc2_schunk *schunk);
+
+/**
+ * The stored chunk `nchunk` (`*needs_free` tells whether the caller must `free()` it).
+ *
+ * # Safety
+ * `schunk` live; `chunk` and `needs_free` writable.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_get_chunk(blosc2_schunk *schunk,
+                            int64_t nchunk,
+                            uint8_t **chunk,
+                            bool *needs_free);
+
+/**
+ * A new `calloc`ed copy of the super-chunk's compression parameters (the caller frees it).
+ *
+ * # Safety
+ * `schunk` live; `cparams` writable.
+ */
+BLOSC_EXPORT int blosc2_schunk_get_cparams(blosc2_schunk *schunk, blosc2_cparams **cparams);
+
+/**
+ * A new `calloc`ed copy of the super-chunk's decompression parameters (the caller frees it).
+ *
+ * # Safety
+ * `schunk` live; `dparams` writable.
+ */
+BLOSC_EXPORT int blosc2_schunk_get_dparams(blosc2_schunk *schunk, blosc2_dparams **dparams);
+
+/**
+ * The chunk `nchunk`, lazily (for in-memory super-chunks: the whole chunk, as
+ * `blosc2_schunk_get_chunk`).
+ *
+ * # Safety
+ * As `blosc2_schunk_get_chunk`.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_get_lazychunk(blosc2_schunk *schunk,
+                                int64_t nchunk,
+                                uint8_t **chunk,
+                                bool *needs_free);
+
+/**
+ * Decode the items `[start, stop)` into `buffer`.
+ *
+ * # Safety
+ * `schunk` live; `buffer` writable for `(stop - start) * typesize` bytes.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_get_slice_buffer(blosc2_schunk *schunk,
+                                   int64_t start,
+                                   int64_t stop,
+                                   void *buffer);
+
+/**
+ * Decode the items at `coords` (`ncoords` of them) into `buffer`.
+ *
+ * # Safety
+ * `schunk` live; `coords` readable for `ncoords` entries; `buffer` writable for
+ * `ncoords * typesize` bytes.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_get_sparse_buffer(blosc2_schunk *schunk,
+                                    int64_t ncoords,
+                                    const int64_t *coords,
+                                    void *buffer);
+
+/**
+ * Decompress block `nblock` of the VL-block chunk `nchunk` into a new `malloc`ed buffer.
+ *
+ * # Safety
+ * `schunk` live; `dest` and `destsize` writable.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_get_vlblock(blosc2_schunk *schunk,
+                              int64_t nchunk,
+                              int32_t nblock,
+                              uint8_t **dest,
+                              int32_t *destsize);
+
+/**
+ * Insert a chunk at position `nchunk`.
+ *
+ * # Safety
+ * As `blosc2_schunk_append_chunk`.
+ */
+BLOSC_EXPORT
+int64_t blosc2_schunk_insert_chunk(blosc2_schunk *schunk,
+                                   int64_t nchunk,
+                                   uint8_t *chunk,
+                                   bool copy);
+
+/**
+ * Take the frame lock (a no-op returning 0 for in-memory super-chunks).
+ *
+ * # Safety
+ * `schunk` must be a live super-chunk.
+ */
+BLOSC_EXPORT int blosc2_schunk_lock(blosc2_schunk *schunk);
+
+/**
+ * Create a new super-chunk (NULL `storage`: in-memory with default parameters).
+ *
+ * Only in-memory sparse storage (`contiguous == false`, no `urlpath`) is available for now;
+ * other storages give NULL.
+ *
+ * # Safety
+ * `storage` must be NULL or valid, with its pointers NULL or valid.
+ */
+BLOSC_EXPORT blosc2_schunk *blosc2_schunk_new(blosc2_storage *storage);
+
+/**
+ * Re-read the counters of an on-disk super-chunk changed elsewhere (0: already current,
+ * always the case in memory).
+ *
+ * # Safety
+ * `schunk` must be a live super-chunk.
+ */
+BLOSC_EXPORT int blosc2_schunk_refresh(blosc2_schunk *schunk);
+
+/**
+ * Reorder the chunks: the new chunk `i` is the old chunk `offsets_order[i]` (a permutation
+ * of `0..nchunks`).
+ *
+ * # Safety
+ * `schunk` live; `offsets_order` readable for `nchunks` entries.
+ */
+BLOSC_EXPORT int blosc2_schunk_reorder_offsets(blosc2_schunk *schunk, int64_t *offsets_order);
+
+/**
+ * Overwrite the items `[start, stop)` with `buffer`.
+ *
+ * # Safety
+ * `schunk` live; `buffer` readable for `(stop - start) * typesize` bytes.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_set_slice_buffer(blosc2_schunk *schunk,
+                                   int64_t start,
+                                   int64_t stop,
+                                   void *buffer);
+
+/**
+ * Release the frame lock (a no-op returning 0 for in-memory super-chunks).
+ *
+ * # Safety
+ * `schunk` must be a live super-chunk.
+ */
+BLOSC_EXPORT int blosc2_schunk_unlock(blosc2_schunk *schunk);
+
+/**
+ * Replace chunk `nchunk`.
+ *
+ * # Safety
+ * As `blosc2_schunk_append_chunk`.
+ */
+BLOSC_EXPORT
+int64_t blosc2_schunk_update_chunk(blosc2_schunk *schunk,
+                                   int64_t nchunk,
+                                   uint8_t *chunk,
+                                   bool copy);
 
 /**
  * Enable (1) or disable (0) the delta filter for the context-less API.
@@ -1736,6 +2013,72 @@ int blosc2_vldecompress_ctx(blosc2_context *context,
                             int32_t maxblocks);
 
 /**
+ * Add a variable-length metalayer, compressed with `cparams` (NULL: defaults); returns its
+ * index.
+ *
+ * # Safety
+ * `schunk` live; `name` a C string; `content` readable for `content_len`; `cparams` NULL or
+ * valid.
+ */
+BLOSC_EXPORT
+int blosc2_vlmeta_add(blosc2_schunk *schunk,
+                      const char *name,
+                      uint8_t *content,
+                      int32_t content_len,
+                      blosc2_cparams *cparams);
+
+/**
+ * Delete a variable-length metalayer; returns how many are left.
+ *
+ * # Safety
+ * `schunk` live; `name` a C string.
+ */
+BLOSC_EXPORT int blosc2_vlmeta_delete(blosc2_schunk *schunk, const char *name);
+
+/**
+ * Whether a variable-length metalayer exists: its index, or `BLOSC2_ERROR_NOT_FOUND`.
+ *
+ * # Safety
+ * `schunk` live; `name` a C string.
+ */
+BLOSC_EXPORT int blosc2_vlmeta_exists(blosc2_schunk *schunk, const char *name);
+
+/**
+ * The decompressed content of a variable-length metalayer, in a new `malloc`ed buffer (NULL
+ * when empty); returns its index.
+ *
+ * # Safety
+ * `schunk` live; `name` a C string; `content` and `content_len` writable.
+ */
+BLOSC_EXPORT
+int blosc2_vlmeta_get(blosc2_schunk *schunk,
+                      const char *name,
+                      uint8_t **content,
+                      int32_t *content_len);
+
+/**
+ * Fill `names` with pointers to the names of the variable-length metalayers (owned by the
+ * super-chunk); returns their number.
+ *
+ * # Safety
+ * `schunk` live; `names` writable for `nvlmetalayers` pointers.
+ */
+BLOSC_EXPORT int blosc2_vlmeta_get_names(blosc2_schunk *schunk, char **names);
+
+/**
+ * Replace the content of a variable-length metalayer; returns its index.
+ *
+ * # Safety
+ * As `blosc2_vlmeta_add`.
+ */
+BLOSC_EXPORT
+int blosc2_vlmeta_update(blosc2_schunk *schunk,
+                         const char *name,
+                         uint8_t *content,
+                         int32_t content_len,
+                         blosc2_cparams *cparams);
+
+/**
  * Nanoseconds between two timestamps.
  */
 BLOSC_EXPORT double blosc_elapsed_nsecs(blosc_timestamp_t start_time, blosc_timestamp_t end_time);
@@ -1757,69 +2100,9 @@ BLOSC_EXPORT void blosc_set_timestamp(blosc_timestamp_t *timestamp);
 
 /* ---- not implemented by b2rs yet (include-parts/pending_blosc2.h) ---- */
 
-/* ---- 5. Variable-length-block (VL-blocks) chunks ---- */
-
-BLOSC_EXPORT int blosc2_schunk_get_vlblock(blosc2_schunk *schunk, int64_t nchunk,
-                                           int32_t nblock,
-                                           uint8_t **dest, int32_t *destsize);
-
-/* ---- 6. Special chunks (zeros / nans / uninit / repeatval) ---- */
-
-BLOSC_EXPORT int64_t blosc2_schunk_fill_special(blosc2_schunk* schunk, int64_t nitems,
-                                                int special_value, int32_t chunksize);
-
-/* ---- 7. Super-chunk (schunk) create/append/insert/update/delete/get/reorder/copy ---- */
-
-BLOSC_EXPORT blosc2_schunk* blosc2_schunk_new(blosc2_storage *storage);
-
-BLOSC_EXPORT blosc2_schunk* blosc2_schunk_copy(blosc2_schunk *schunk, blosc2_storage *storage);
-
-BLOSC_EXPORT int blosc2_schunk_lock(blosc2_schunk *schunk);
-
-BLOSC_EXPORT int blosc2_schunk_unlock(blosc2_schunk *schunk);
-
-BLOSC_EXPORT int blosc2_schunk_refresh(blosc2_schunk *schunk);
-
-BLOSC_EXPORT int blosc2_schunk_free(blosc2_schunk *schunk);
-
-BLOSC_EXPORT int64_t blosc2_schunk_append_chunk(blosc2_schunk *schunk, uint8_t *chunk, bool copy);
-
-BLOSC_EXPORT int64_t blosc2_schunk_update_chunk(blosc2_schunk *schunk, int64_t nchunk, uint8_t *chunk, bool copy);
-
-BLOSC_EXPORT int64_t blosc2_schunk_insert_chunk(blosc2_schunk *schunk, int64_t nchunk, uint8_t *chunk, bool copy);
-
-BLOSC_EXPORT int64_t blosc2_schunk_delete_chunk(blosc2_schunk *schunk, int64_t nchunk);
-
-BLOSC_EXPORT int64_t blosc2_schunk_append_buffer(blosc2_schunk *schunk, const void *src, int32_t nbytes);
-
-BLOSC_EXPORT int blosc2_schunk_decompress_chunk(blosc2_schunk *schunk, int64_t nchunk, void *dest, int32_t nbytes);
-
-BLOSC_EXPORT int blosc2_schunk_get_chunk(blosc2_schunk *schunk, int64_t nchunk, uint8_t **chunk,
-                                         bool *needs_free);
-
-BLOSC_EXPORT int blosc2_schunk_get_lazychunk(blosc2_schunk *schunk, int64_t nchunk, uint8_t **chunk,
-                                             bool *needs_free);
-
-BLOSC_EXPORT int blosc2_schunk_get_slice_buffer(blosc2_schunk *schunk, int64_t start, int64_t stop, void *buffer);
-
-BLOSC_EXPORT int blosc2_schunk_get_sparse_buffer(blosc2_schunk *schunk, int64_t ncoords,
-                                                 const int64_t* coords, void *buffer);
-
-BLOSC_EXPORT int blosc2_schunk_set_slice_buffer(blosc2_schunk *schunk, int64_t start, int64_t stop, void *buffer);
-
-BLOSC_EXPORT int blosc2_schunk_get_cparams(blosc2_schunk *schunk, blosc2_cparams **cparams);
-
-BLOSC_EXPORT int blosc2_schunk_get_dparams(blosc2_schunk *schunk, blosc2_dparams **dparams);
-
-BLOSC_EXPORT int blosc2_schunk_reorder_offsets(blosc2_schunk *schunk, int64_t *offsets_order);
-
-BLOSC_EXPORT int64_t blosc2_get_slice_nchunks(blosc2_schunk* schunk, int64_t *start, int64_t *stop, int64_t **chunks_idx);
-
 /* ---- 8. Frames: to/from memory & files, sframes (directories), offsets, urlpaths ---- */
 
 BLOSC_EXPORT blosc2_schunk* blosc2_schunk_from_buffer(uint8_t *cframe, int64_t len, bool copy);
-
-BLOSC_EXPORT void blosc2_schunk_avoid_cframe_free(blosc2_schunk *schunk, bool avoid_cframe_free);
 
 BLOSC_EXPORT blosc2_schunk* blosc2_schunk_open(const char* urlpath);
 
@@ -1844,31 +2127,6 @@ BLOSC_EXPORT int blosc2_remove_dir(const char *path);
 BLOSC_EXPORT int blosc2_remove_urlpath(const char *path);
 
 BLOSC_EXPORT int blosc2_rename_urlpath(char* old_urlpath, char* new_path);
-
-/* ---- 9. Metalayers & variable-length metalayers ---- */
-
-BLOSC_EXPORT int blosc2_meta_add(blosc2_schunk *schunk, const char *name, uint8_t *content,
-                                 int32_t content_len);
-
-BLOSC_EXPORT int blosc2_meta_update(blosc2_schunk *schunk, const char *name, uint8_t *content,
-                                    int32_t content_len);
-
-BLOSC_EXPORT int blosc2_vlmeta_exists(blosc2_schunk *schunk, const char *name);
-
-BLOSC_EXPORT int blosc2_vlmeta_add(blosc2_schunk *schunk, const char *name,
-                                   uint8_t *content, int32_t content_len,
-                                   blosc2_cparams *cparams);
-
-BLOSC_EXPORT int blosc2_vlmeta_update(blosc2_schunk *schunk, const char *name,
-                                      uint8_t *content, int32_t content_len,
-                                      blosc2_cparams *cparams);
-
-BLOSC_EXPORT int blosc2_vlmeta_get(blosc2_schunk *schunk, const char *name,
-                                   uint8_t **content, int32_t *content_len);
-
-BLOSC_EXPORT int blosc2_vlmeta_delete(blosc2_schunk *schunk, const char *name);
-
-BLOSC_EXPORT int blosc2_vlmeta_get_names(blosc2_schunk *schunk, char **names);
 
 /* ---- 10. I/O callbacks (blosc2_io) and built-in stdio / mmap backends ---- */
 

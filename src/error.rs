@@ -82,15 +82,34 @@ pub enum Error {
     Tuner = -36,
     /// Frame lock failure.
     Lock = -37,
+    /// A negative code returned by a user callback (a user filter's backward function), passed
+    /// through unchanged as C-Blosc2 does. (The discriminant is unused: see [`Error::code`].)
+    Callback(i32) = i32::MIN,
 }
 
 /// Result alias of the core.
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
-    /// The C-Blosc2 error code (`BLOSC2_ERROR_*`, always negative).
+    /// The C-Blosc2 error code (`BLOSC2_ERROR_*`, always negative), or the callback's own code.
     pub fn code(self) -> i32 {
-        self as i32
+        match self {
+            Error::Callback(c) => c,
+            // `ALL` lists the other variants in code order: -1, -2, ...
+            e => ALL
+                .iter()
+                .position(|&x| x == e)
+                .map_or(-1, |i| -(i as i32) - 1),
+        }
+    }
+
+    /// The error for a code returned by a user callback: a C-Blosc2 error code maps to its
+    /// variant, another negative code is kept as [`Error::Callback`], anything else is `otherwise`.
+    pub fn from_callback(code: i32, otherwise: Error) -> Error {
+        if code >= 0 {
+            return otherwise;
+        }
+        Error::from_code(code).unwrap_or(Error::Callback(code))
     }
 
     /// The error for a C-Blosc2 error code, if it is one.
@@ -138,6 +157,7 @@ impl Error {
             Error::MaxBufsizeExceeded => "Maximum buffersize exceeded",
             Error::Tuner => "Tuner failure",
             Error::Lock => "Frame lock failure",
+            Error::Callback(_) => "User callback failure",
         }
     }
 }
@@ -215,4 +235,33 @@ pub fn tracing_enabled() -> bool {
     static ON: once_cell::sync::Lazy<bool> =
         once_cell::sync::Lazy::new(|| std::env::var_os("BLOSC_TRACE").is_some());
     *ON
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_match_the_c_constants() {
+        for (i, e) in ALL.iter().enumerate() {
+            assert_eq!(e.code(), -(i as i32) - 1);
+            assert_eq!(Error::from_code(e.code()), Some(*e));
+        }
+        assert_eq!(
+            Error::Failure.code(),
+            crate::capi::consts::BLOSC2_ERROR_FAILURE
+        );
+        assert_eq!(
+            Error::FilterPipeline.code(),
+            crate::capi::consts::BLOSC2_ERROR_FILTER_PIPELINE
+        );
+        assert_eq!(Error::Lock.code(), -37);
+        assert_eq!(Error::Callback(-77).code(), -77);
+        assert_eq!(Error::from_callback(-77, Error::Data), Error::Callback(-77));
+        assert_eq!(Error::from_callback(-3, Error::Failure), Error::Data);
+        assert_eq!(
+            Error::from_callback(5, Error::FilterPipeline),
+            Error::FilterPipeline
+        );
+    }
 }

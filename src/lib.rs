@@ -4,6 +4,7 @@
 //! C-Blosc2 3.3 C API on top of it.
 #![warn(missing_docs)]
 
+pub mod b2nd;
 pub mod bloscpack;
 pub mod chunk;
 pub mod codecs;
@@ -11,6 +12,7 @@ pub mod error;
 pub mod filters;
 pub mod params;
 pub mod registry;
+pub mod schunk;
 
 pub mod capi;
 

@@ -21,6 +21,18 @@ pub mod filter_id {
     pub const TRUNC_PREC: u8 = 4;
     /// Sentinel: first invalid Blosc-defined id.
     pub const LAST_FILTER: u8 = 5;
+    /// Plugin: n-D cell regrouping (not supported by b2rs).
+    pub const NDCELL: u8 = 32;
+    /// Plugin: n-D cell mean (not supported by b2rs).
+    pub const NDMEAN: u8 = 33;
+    /// Plugin: legacy byte-plane delta (FILTERS.md §7).
+    pub const BYTEDELTA_BUGGY: u8 = 34;
+    /// Plugin: byte-plane delta (FILTERS.md §7).
+    pub const BYTEDELTA: u8 = 35;
+    /// Plugin: integer low-bit truncation (FILTERS.md §8).
+    pub const INT_TRUNC: u8 = 36;
+    /// Last plugin filter id C-Blosc2 defines (37..=159 are "not yet defined").
+    pub const LAST_REGISTERED_FILTER: u8 = 36;
 }
 
 /// How blocks are split into streams (`BLOSC_*_SPLIT`).
@@ -121,6 +133,9 @@ pub struct CParams {
     pub owner: usize,
     /// Instrumented-codec mode (development feature of C-Blosc2; refused).
     pub instr_codec: bool,
+    /// Typesize of the super-chunk the chunk belongs to (bytedelta with meta 0 uses it as its
+    /// plane count); `None` outside a super-chunk.
+    pub schunk_typesize: Option<i32>,
     /// Write the 16-byte Blosc 1.x header layout (C-Blosc2's `BLOSC_BLOSC1_COMPAT`): filters
     /// recorded as flags, no zero/run streams, no special chunks.
     pub basic_header: bool,
@@ -143,6 +158,7 @@ impl Default for CParams {
             nchunk: -1,
             owner: 0,
             instr_codec: false,
+            schunk_typesize: None,
             basic_header: false,
         }
     }
@@ -179,6 +195,9 @@ pub struct DParams {
     pub nchunk: i64,
     /// Opaque handle of the owner handed back to plugins.
     pub owner: usize,
+    /// Typesize of the super-chunk the chunk belongs to (bytedelta with meta 0 uses it as its
+    /// plane count); `None` outside a super-chunk.
+    pub schunk_typesize: Option<i32>,
 }
 
 impl Default for DParams {
@@ -189,6 +208,7 @@ impl Default for DParams {
             typesize: 8,
             nchunk: -1,
             owner: 0,
+            schunk_typesize: None,
         }
     }
 }

@@ -60,11 +60,12 @@ pub const MAX_USER: usize = 16;
 static CODECS: RwLock<Vec<Codec>> = RwLock::new(Vec::new());
 static FILTERS: RwLock<Vec<Filter>> = RwLock::new(Vec::new());
 
-/// Register a user codec. Ids below 160 are refused (those are Blosc's), as are duplicates.
+/// Register a user codec. Ids below 160 are refused (those are Blosc's: `CodecParam`, as in
+/// C-Blosc2), as are duplicates.
 pub fn register_codec(codec: Codec) -> Result<()> {
     if codec.id < USER_START {
         crate::trace_error!("The compcode must be greater or equal than {}", USER_START);
-        return Err(Error::Failure);
+        return Err(Error::CodecParam);
     }
     let mut v = CODECS.write().unwrap_or_else(|e| e.into_inner());
     if let Some(existing) = v.iter_mut().find(|c| c.id == codec.id) {
@@ -83,7 +84,8 @@ pub fn register_codec(codec: Codec) -> Result<()> {
     Ok(())
 }
 
-/// Register a user filter. Ids below 160 are refused, as are duplicates.
+/// Register a user filter. Ids below 160 are refused (`Failure`, as in C-Blosc2), as are
+/// duplicates.
 pub fn register_filter(filter: Filter) -> Result<()> {
     if filter.id < USER_START {
         crate::trace_error!("The id must be greater or equal than {}", USER_START);

@@ -200,6 +200,7 @@ macro_rules! c_programs {
 }
 
 c_programs!(
+    test_b2nd_meta,
     test_badinput,
     test_blosc1,
     test_bloscpack,
@@ -208,9 +209,12 @@ c_programs!(
     test_env,
     test_getitem,
     test_global,
+    test_meta,
     test_misc,
     test_plugins,
+    test_plugin_filters,
     test_prefilter,
+    test_schunk,
     test_special,
     test_threads,
     test_threads_cb,

@@ -62,6 +62,12 @@ enum Filt {
     Bitshuffle,
     DeltaShuffle,
     TruncPrec,
+    /// shuffle, then bytedelta (35) with meta = typesize
+    ByteDelta,
+    /// shuffle, then the legacy bytedelta (34) with meta = typesize
+    ByteDeltaBuggy,
+    /// int_trunc (36) with this precision (meta), no other filter
+    IntTrunc(i8),
 }
 
 impl Filt {
@@ -72,6 +78,9 @@ impl Filt {
             Filt::Bitshuffle => "bitshuffle",
             Filt::DeltaShuffle => "delta+shuf",
             Filt::TruncPrec => "trunc_prec",
+            Filt::ByteDelta => "bytedelta",
+            Filt::ByteDeltaBuggy => "bytedelta_buggy",
+            Filt::IntTrunc(_) => "int_trunc",
         }
     }
     fn filters(self) -> [u8; 6] {
@@ -81,12 +90,17 @@ impl Filt {
             Filt::Bitshuffle => [0, 0, 0, 0, 0, 2],
             Filt::DeltaShuffle => [0, 0, 0, 0, 3, 1],
             Filt::TruncPrec => [0, 0, 0, 0, 4, 1],
+            Filt::ByteDelta => [0, 0, 0, 0, 1, 35],
+            Filt::ByteDeltaBuggy => [0, 0, 0, 0, 1, 34],
+            Filt::IntTrunc(_) => [0, 0, 0, 0, 0, 36],
         }
     }
     fn fmeta(self, typesize: i32) -> [u8; 6] {
         match self {
             // keep 10 of 23 (f32) or 20 of 52 (f64) mantissa bits
             Filt::TruncPrec => [0, 0, 0, 0, if typesize == 4 { 10 } else { 20 }, 0],
+            Filt::ByteDelta | Filt::ByteDeltaBuggy => [0, 0, 0, 0, 0, typesize as u8],
+            Filt::IntTrunc(p) => [0, 0, 0, 0, 0, p as u8],
             _ => [0; 6],
         }
     }
@@ -436,6 +450,9 @@ impl Cp {
             self.typesize,
             self.filt.label()
         );
+        if let Filt::IntTrunc(p) = self.filt {
+            let _ = write!(d, "({p})");
+        }
         if self.splitmode != FORWARD_COMPAT_SPLIT {
             let _ = write!(d, " split={}", self.splitmode);
         }
@@ -488,7 +505,7 @@ impl Case {
         (self.kind, self.size, self.cp.typesize as usize)
     }
     fn lossy(&self) -> bool {
-        self.cp.filt == Filt::TruncPrec
+        matches!(self.cp.filt, Filt::TruncPrec | Filt::IntTrunc(_))
     }
     fn bad_blocksize(&self) -> bool {
         blocksize_bad(self.size, self.cp.typesize, self.cp.blocksize)
@@ -1050,6 +1067,120 @@ fn roundtrip_matrix() {
     let (sf, notes) = size_failures(&size_rows, &geo);
     fails.extend(sf);
     report("roundtrip_matrix", &fails, &notes, cases.len(), started);
+}
+
+/// The plugin filters C-Blosc2 registers itself (FILTERS.md §7-8): bytedelta
+/// (35) and the legacy bytedelta (34) after a shuffle, int_trunc (36), in
+/// both directions through `run_case` (int_trunc is lossy: every decoding
+/// must equal the reference's decoding of its own chunk).  Sizes are
+/// multiples of the typesize for 34 (C-Blosc2 leaves its trailing bytes
+/// undefined) and also odd for 35.
+#[test]
+fn plugin_filters() {
+    let Some((scratch, t)) = setup("plugin_filters") else {
+        return;
+    };
+    let started = Instant::now();
+    let mut cases = Vec::new();
+    for &codec in &[ZSTD, LZ4, BLOSCLZ] {
+        for &ts in &[1i32, 2, 4, 8] {
+            for &f in &[Filt::ByteDelta, Filt::ByteDeltaBuggy] {
+                for &(kind, size) in &[
+                    (Kind::Ramp, 400_000usize),
+                    (Kind::Floats, 1_000_000),
+                    (Kind::Random, 100_000),
+                    (Kind::Text, 65_536),
+                ] {
+                    v_push_plugin(&mut cases, kind, size, Cp::new(codec, 5, ts, f));
+                }
+                if f == Filt::ByteDelta {
+                    // a last block whose length is not a multiple of the plane count
+                    v_push_plugin(&mut cases, Kind::Floats, 100_003, Cp::new(codec, 5, ts, f));
+                }
+                let mut cp = Cp::new(codec, 9, ts, f);
+                cp.nthreads = 2;
+                v_push_plugin(&mut cases, Kind::Floats, 4 * MIB, cp);
+            }
+            let bits = 8 * ts as i8;
+            let mut precs = vec![1, bits / 2, bits - 1, bits, -1, -(bits / 2), -(bits - 1)];
+            precs.dedup();
+            for p in precs {
+                for &kind in &[Kind::Ramp, Kind::Random] {
+                    let cp = Cp::new(codec, 5, ts, Filt::IntTrunc(p));
+                    v_push_plugin(&mut cases, kind, 200_000, cp);
+                }
+            }
+            let mut cp = Cp::new(codec, 5, ts, Filt::IntTrunc(bits / 2));
+            cp.nthreads = 2;
+            v_push_plugin(&mut cases, Kind::Floats, 4 * MIB, cp);
+        }
+    }
+    let inputs = Inputs::new(&scratch.dir, cases.iter().map(|c| c.key()));
+    eprintln!(
+        "plugin_filters: {} cases on {} workers",
+        cases.len(),
+        common::workers()
+    );
+    let results = common::par_map(&cases, |i, c| run_case(&t, &scratch.dir, i, c, &inputs));
+
+    let mut fails = Vec::new();
+    let mut rows = Vec::new();
+    let mut size_rows = Vec::new();
+    // (filter, typesize) -> (cases, failing, byte-identical chunks)
+    let mut matrix: BTreeMap<(&str, i32), (usize, usize, usize)> = BTreeMap::new();
+    for (c, r) in cases.iter().zip(&results) {
+        let m = matrix
+            .entry((c.cp.filt.label(), c.cp.typesize))
+            .or_default();
+        m.0 += 1;
+        m.1 += !r.failures.is_empty() as usize;
+        m.2 += r.identical as usize;
+        if !r.identical && std::env::var_os("B2RS_INTEROP_VERBOSE").is_some() {
+            eprintln!("not byte-identical: {}", c.describe());
+        }
+        for f in &r.failures {
+            fails.push(format!("{}: {f}", c.describe()));
+        }
+        if let (true, Some(rc), Some(oc)) = (r.sized, r.ref_cbytes, r.ours_cbytes) {
+            let row = (
+                codec_name(c.cp.codec).to_string(),
+                c.cp.filt.label().to_string(),
+                rc,
+                oc,
+                r.identical,
+            );
+            rows.push(row.clone());
+            size_rows.push((row.0, row.1, rc, oc, r.identical, c.describe()));
+        }
+    }
+    let (table, geo) = ratio_table(
+        "interop plugin_filters: ours vs reference C-Blosc2 3.3.5",
+        &rows,
+        &["bytedelta", "bytedelta_buggy", "int_trunc"],
+    );
+    let mut summary = table;
+    let _ = writeln!(
+        summary,
+        "per filter and typesize: cases, failing, chunks byte-identical to the reference's"
+    );
+    for ((f, ts), (n, bad, same)) in &matrix {
+        let _ = writeln!(summary, "  {f:<16} ts={ts:<2} {n:>4} {bad:>4} {same:>4}");
+    }
+    eprintln!("{summary}");
+    write_summary("plugin-filters", &summary);
+    let (sf, notes) = size_failures(&size_rows, &geo);
+    fails.extend(sf);
+    report("plugin_filters", &fails, &notes, cases.len(), started);
+}
+
+fn v_push_plugin(v: &mut Vec<Case>, kind: Kind, size: usize, cp: Cp) {
+    // whole elements only, so that the legacy filter's output is defined
+    let size = if cp.filt == Filt::ByteDeltaBuggy {
+        size - size % cp.typesize as usize
+    } else {
+        size
+    };
+    v.push(Case::new("plugins", kind, size, cp));
 }
 
 #[test]

@@ -1,11 +1,11 @@
 //! The blosc1-style API on global state, and the context-less `blosc2_compress`/`decompress`
 //! (area 1 of the API, plus `blosc2_set_delta`).
 
-use super::context::{apply_env_cparams, apply_env_dparams};
+use super::context::{env_compcode, env_shuffle, env_splitmode, env_str, env_strtol};
 use super::global::NTHREADS;
 use super::{code_of, guard, header_cbytes, slice, slice_mut};
 use crate::chunk;
-use crate::params::{CParams, DParams, SplitMode};
+use crate::params::{filter_id, CParams, DParams, SplitMode};
 use crate::Error;
 use core::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::atomic::{AtomicI32, AtomicU8, Ordering};
@@ -27,8 +27,60 @@ fn fail() -> c_int {
     Error::Failure.code()
 }
 
-/// The parameters of the context-less API from the global state and the environment.
+/// The parameters of the context-less API from the arguments, the global state and the
+/// environment, read as C-Blosc2's `blosc2_compress` does on every call:
+/// `BLOSC_CLEVEL` (>= 0) and `BLOSC_SHUFFLE`, `BLOSC_TYPESIZE` (> 0) replace the arguments;
+/// `BLOSC_DELTA` ("1"/"0"), `BLOSC_COMPRESSOR` (unknown names fail with -7), `BLOSC_BLOCKSIZE`
+/// (> 0), `BLOSC_NTHREADS` (> 0) and `BLOSC_SPLITMODE` change the global settings for good, as
+/// the matching setters would; `BLOSC_BLOSC1_COMPAT` (any value) asks for 16-byte headers.
 fn global_cparams(clevel: c_int, doshuffle: c_int, typesize: i32) -> Result<CParams, Error> {
+    let mut clevel = clevel;
+    if let Some(v) = env_strtol("BLOSC_CLEVEL") {
+        if v >= 0 {
+            clevel = v as c_int;
+        }
+    }
+    let mut doshuffle = doshuffle;
+    if let Some(f) = env_shuffle() {
+        doshuffle = f as c_int;
+    }
+    match env_str("BLOSC_DELTA").as_deref() {
+        Some("1") => DELTA.store(1, Ordering::Relaxed),
+        Some("0") => DELTA.store(0, Ordering::Relaxed),
+        _ => {}
+    }
+    let mut typesize = typesize;
+    if let Some(v) = env_strtol("BLOSC_TYPESIZE") {
+        if v > 0 && v <= i32::MAX as i64 {
+            typesize = v as i32;
+        }
+    }
+    if let Some(code) = env_compcode() {
+        if code < 0 {
+            crate::trace_error!("The codec in BLOSC_COMPRESSOR is not supported");
+            return Err(Error::CodecSupport);
+        }
+        COMPRESSOR.store(code as u8, Ordering::Relaxed);
+    }
+    if let Some(v) = env_strtol("BLOSC_BLOCKSIZE") {
+        if v > 0 {
+            BLOCKSIZE.store(v.min(i32::MAX as i64) as i32, Ordering::Relaxed);
+        }
+    }
+    if let Some(v) = env_strtol("BLOSC_NTHREADS") {
+        if v > 0 {
+            // C-Blosc2 calls blosc2_set_nthreads((int16_t)v).
+            let n = v as i16;
+            if n <= 0 {
+                crate::trace_error!("nthreads must be a positive integer");
+                return Err(Error::InvalidParam);
+            }
+            NTHREADS.store(n, Ordering::Relaxed);
+        }
+    }
+    if let Some(m) = env_splitmode() {
+        SPLITMODE.store(m as i32, Ordering::Relaxed);
+    }
     if !(0..=9).contains(&clevel) {
         crate::trace_error!("`clevel` parameter must be between 0 and 9!");
         return Err(Error::CodecParam);
@@ -47,16 +99,28 @@ fn global_cparams(clevel: c_int, doshuffle: c_int, typesize: i32) -> Result<CPar
         filters: [0; 6],
         ..CParams::default()
     };
-    p.filters[5] = doshuffle as u8;
+    if doshuffle != 1 || p.typesize > 1 {
+        p.filters[5] = doshuffle as u8;
+    }
     if DELTA.load(Ordering::Relaxed) != 0 {
-        p.filters[4] = 3;
+        p.filters[4] = filter_id::DELTA;
     }
-    apply_env_cparams(&mut p);
     p.basic_header = std::env::var_os("BLOSC_BLOSC1_COMPAT").is_some();
-    if p.filters[5] == 1 && p.typesize <= 1 {
-        p.filters[5] = 0;
-    }
     Ok(p)
+}
+
+/// Read `BLOSC_NTHREADS` for the context-less decompression, as C-Blosc2 does: the value is set
+/// as the global number of threads, and a value that is not a positive number fails (-12).
+fn global_env_nthreads() -> Result<(), Error> {
+    if let Some(v) = env_strtol("BLOSC_NTHREADS") {
+        let n = v as i16;
+        if n <= 0 {
+            crate::trace_error!("BLOSC_NTHREADS must be a positive integer");
+            return Err(Error::InvalidParam);
+        }
+        NTHREADS.store(n, Ordering::Relaxed);
+    }
+    Ok(())
 }
 
 /// Compress with the global parameters (blosc2 API without a context).
@@ -78,12 +142,13 @@ pub unsafe extern "C" fn blosc2_compress(
             Ok(p) => p,
             Err(e) => return e.code(),
         };
-        if srcsize < 0 || destsize < 0 {
+        if srcsize < 0 {
             return Error::InvalidParam.code();
         }
-        // SAFETY: the caller guarantees the buffer sizes.
+        // SAFETY: the caller guarantees the buffer sizes. A negative `destsize` is no room at
+        // all (below the minimum overhead: -35, as in C-Blosc2).
         let (Some(s), Some(d)) = (unsafe { slice(src, srcsize as usize) }, unsafe {
-            slice_mut(dest, destsize as usize)
+            slice_mut(dest, destsize.max(0) as usize)
         }) else {
             return Error::NullPointer.code();
         };
@@ -103,21 +168,14 @@ pub unsafe extern "C" fn blosc2_decompress(
     destsize: i32,
 ) -> c_int {
     guard(fail(), || {
-        if srcsize < 0 || destsize < 0 {
-            return Error::InvalidParam.code();
+        if let Err(e) = global_env_nthreads() {
+            return e.code();
         }
-        // SAFETY: the caller guarantees the buffer sizes.
-        let (Some(s), Some(d)) = (unsafe { slice(src, srcsize as usize) }, unsafe {
-            slice_mut(dest, destsize as usize)
-        }) else {
-            return Error::NullPointer.code();
-        };
-        let mut p = DParams {
+        let p = DParams {
             nthreads: NTHREADS.load(Ordering::Relaxed),
             ..DParams::default()
         };
-        apply_env_dparams(&mut p);
-        code_of(chunk::decompress(&p, s, d, None))
+        super::chunk::decompress_params(&p, src, srcsize, dest, destsize, None)
     })
 }
 

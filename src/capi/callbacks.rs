@@ -63,6 +63,7 @@ pub(crate) fn cparams_from_c(c: &blosc2_cparams) -> CParams {
         nchunk: -1,
         owner: c.schunk as usize,
         instr_codec: c.instr_codec != 0,
+        schunk_typesize: schunk_typesize(c.schunk),
         basic_header: false,
     }
 }
@@ -75,7 +76,15 @@ pub(crate) fn dparams_from_c(c: &blosc2_dparams) -> DParams {
         typesize: c.typesize,
         nchunk: -1,
         owner: c.schunk as usize,
+        schunk_typesize: schunk_typesize(c.schunk),
     }
+}
+
+/// The typesize of the super-chunk that C parameters point to (`None` for NULL).
+fn schunk_typesize(schunk: *mut c_void) -> Option<i32> {
+    // SAFETY: a non-null `schunk` in `blosc2_cparams`/`blosc2_dparams` is a `blosc2_schunk` by
+    // the C API's contract (C-Blosc2's bytedelta reads its `typesize` the same way).
+    unsafe { (schunk as *const blosc2_schunk).as_ref() }.map(|s| s.typesize)
 }
 
 /// Wrap a C prefilter (with its `preparams` template) as a core prefilter.

@@ -4,7 +4,7 @@
 use super::context::{blosc2_context_s, new_cctx, Kind};
 use super::types::*;
 use super::{code_of, guard, slice, slice_mut};
-use crate::chunk::header::{Header, Special};
+use crate::chunk::header::{Header, Special, MAX_BUFFERSIZE, MIN_HEADER_LENGTH};
 use crate::chunk::{self, special};
 use crate::params::DParams;
 use crate::Error;
@@ -46,16 +46,24 @@ pub(crate) fn compress_with(
         crate::trace_error!("Context is not meant for compression.  Giving up.");
         return Error::InvalidParam.code();
     };
-    if srcsize < 0 || destsize < 0 {
+    if srcsize < 0 {
         return Error::InvalidParam.code();
     }
-    // SAFETY: the caller guarantees the buffer sizes.
+    // SAFETY: the caller guarantees the buffer sizes. A negative `destsize` is no room at all
+    // (below the minimum overhead: -35, as in C-Blosc2).
     let (Some(s), Some(d)) = (unsafe { slice(src, srcsize as usize) }, unsafe {
-        slice_mut(dest, destsize as usize)
+        slice_mut(dest, destsize.max(0) as usize)
     }) else {
         return Error::NullPointer.code();
     };
-    code_of(chunk::compress(p, s, d))
+    let r = chunk::compress(p, s, d);
+    if let Ok(n) = r {
+        if n >= 16 {
+            // The blocksize actually used (reported by `blosc2_ctx_get_cparams`).
+            ctx.last_blocksize = i32::from_le_bytes([d[8], d[9], d[10], d[11]]);
+        }
+    }
+    code_of(r)
 }
 
 /// Decompress with a context.
@@ -86,21 +94,32 @@ pub(crate) fn decompress_with(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
+    // The mask serves one call only, whatever its outcome.
     let maskout = ctx.maskout.take();
     let Kind::Decompress(p) = &ctx.kind else {
         crate::trace_error!("Context is not meant for decompression.  Giving up.");
         return Error::InvalidParam.code();
     };
-    if srcsize < 0 || destsize < 0 {
-        return Error::InvalidParam.code();
-    }
+    decompress_params(p, src, srcsize, dest, destsize, maskout.as_deref())
+}
+
+/// Decompress with `p`. A negative `srcsize` reads nothing (not enough to read: -5) and a
+/// negative `destsize` has no room (-6 unless the chunk is empty), as in C-Blosc2.
+pub(crate) fn decompress_params(
+    p: &DParams,
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+    maskout: Option<&[bool]>,
+) -> c_int {
     // SAFETY: the caller guarantees the buffer sizes.
-    let (Some(s), Some(d)) = (unsafe { slice(src, srcsize as usize) }, unsafe {
-        slice_mut(dest, destsize as usize)
+    let (Some(s), Some(d)) = (unsafe { slice(src, srcsize.max(0) as usize) }, unsafe {
+        slice_mut(dest, destsize.max(0) as usize)
     }) else {
         return Error::NullPointer.code();
     };
-    code_of(chunk::decompress(p, s, d, maskout.as_deref()))
+    code_of(chunk::decompress(p, s, d, maskout))
 }
 
 fn dparams_of(ctx: Option<&blosc2_context_s>) -> Result<DParams, Error> {
@@ -114,25 +133,30 @@ fn dparams_of(ctx: Option<&blosc2_context_s>) -> Result<DParams, Error> {
     }
 }
 
+/// The range of a getitem call: elements, or bytes (`blosc2_getitem_bytes_ctx`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Unit {
+    Items,
+    Bytes,
+}
+
+/// getitem with the checks of C-Blosc2, in its order: the header (-5 when the source is too
+/// short for it, -11 when it is invalid or longer than the source), then for byte ranges their
+/// sign and alignment to the typesize (-12), nothing to do for zero items, the destination size
+/// (-6), then the range (-12).
 #[allow(clippy::too_many_arguments)]
 unsafe fn getitem_impl(
     ctx: Option<&blosc2_context_s>,
     src: *const c_void,
     srcsize: i32,
     start: i64,
-    nitems: i64,
-    items_are_bytes: bool,
+    count: i64,
+    unit: Unit,
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    if src.is_null() || dest.is_null() {
-        return Error::NullPointer.code();
-    }
-    if srcsize < 0 || destsize < 0 {
-        return Error::InvalidParam.code();
-    }
-    // SAFETY: the caller guarantees `srcsize` readable bytes.
-    let Some(s) = (unsafe { slice(src, srcsize as usize) }) else {
+    // SAFETY: the caller guarantees `srcsize` readable bytes (none when negative).
+    let Some(s) = (unsafe { slice(src, srcsize.max(0) as usize) }) else {
         return Error::NullPointer.code();
     };
     let h = match Header::parse(s) {
@@ -140,32 +164,49 @@ unsafe fn getitem_impl(
         Err(e) => return e.code(),
     };
     let ts = h.typesize as i64;
-    if start < 0 || nitems < 0 {
-        crate::trace_error!("`start` and `nitems` must be non-negative");
-        return Error::InvalidParam.code();
-    }
-    let (bstart, blen) = if items_are_bytes {
-        (start, nitems)
-    } else {
-        (start * ts, nitems * ts)
+    let (start, nitems) = match unit {
+        Unit::Items => (start, count),
+        Unit::Bytes => {
+            if start < 0 || count < 0 {
+                crate::trace_error!("`start` and `nbytes` must be non-negative");
+                return Error::InvalidParam.code();
+            }
+            if start % ts != 0 || count % ts != 0 {
+                crate::trace_error!("`start` and `nbytes` must be multiples of the typesize");
+                return Error::InvalidParam.code();
+            }
+            (start / ts, count / ts)
+        }
     };
-    if bstart + blen > h.nbytes as i64 {
-        crate::trace_error!("`start` + `nitems` out of bounds");
+    if h.cbytes as usize > s.len() {
+        crate::trace_error!("The header's cbytes exceeds the source size");
+        return Error::InvalidHeader.code();
+    }
+    if nitems == 0 {
+        return 0;
+    }
+    if nitems * ts > destsize as i64 {
+        crate::trace_error!("`nitems`*`typesize` out of dest bounds.");
+        return Error::WriteBuffer.code();
+    }
+    if start < 0 || start * ts > h.nbytes as i64 {
+        crate::trace_error!("`start` out of bounds.");
         return Error::InvalidParam.code();
     }
-    if blen > destsize as i64 {
-        crate::trace_error!("The destination buffer is too small");
-        return Error::WriteBuffer.code();
+    let stop = start + nitems;
+    if stop < 0 || stop * ts > h.nbytes as i64 {
+        crate::trace_error!("`start`+`nitems` out of bounds.");
+        return Error::InvalidParam.code();
     }
     let dp = match dparams_of(ctx) {
         Ok(p) => p,
         Err(e) => return e.code(),
     };
-    // SAFETY: the caller guarantees `destsize` writable bytes.
+    // SAFETY: the caller guarantees `destsize` writable bytes (positive here).
     let Some(d) = (unsafe { slice_mut(dest, destsize as usize) }) else {
         return Error::NullPointer.code();
     };
-    match chunk::getitem_bytes(&dp, s, bstart as usize, blen as usize, d) {
+    match chunk::getitem_bytes(&dp, s, (start * ts) as usize, (nitems * ts) as usize, d) {
         Ok(n) => n as c_int,
         Err(e) => e.code(),
     }
@@ -192,7 +233,7 @@ pub unsafe extern "C" fn blosc2_getitem(
             srcsize,
             start as i64,
             nitems as i64,
-            false,
+            Unit::Items,
             dest,
             destsize,
         )
@@ -226,7 +267,7 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
                 srcsize,
                 start as i64,
                 nitems as i64,
-                false,
+                Unit::Items,
                 dest,
                 destsize,
             )
@@ -261,7 +302,7 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
                 srcsize,
                 start as i64,
                 nbytes as i64,
-                true,
+                Unit::Bytes,
                 dest,
                 destsize,
             )
@@ -316,23 +357,50 @@ pub unsafe extern "C" fn blosc1_cbuffer_validate(
     cbytes: usize,
     nbytes: *mut usize,
 ) -> c_int {
-    guard(-1, || {
-        // SAFETY: the caller guarantees `cbytes` readable bytes.
-        let Some(s) = (unsafe { slice(cbuffer, cbytes) }) else {
-            return -1;
-        };
-        let Ok(h) = Header::parse(s) else {
-            return -1;
-        };
+    guard(Error::Failure.code(), || {
+        let (rc, n) = validate(cbuffer, cbytes);
         // SAFETY: checked for NULL.
-        if let Some(n) = unsafe { nbytes.as_mut() } {
-            *n = h.nbytes as usize;
+        if let Some(out) = unsafe { nbytes.as_mut() } {
+            *out = n;
         }
-        if h.cbytes as usize > cbytes || h.nbytes > crate::chunk::header::MAX_BUFFERSIZE {
-            return -1;
-        }
-        0
+        rc
     })
+}
+
+/// `blosc1_cbuffer_validate` as C-Blosc2 does it: the basic header must be readable and sound
+/// (-6 when `cbytes < 16`, -11 for bad fields), its `cbytes` must equal the given length (-11)
+/// and `nbytes` must not exceed `BLOSC2_MAX_BUFFERSIZE` (-4). Returns the code and the size to
+/// report (0 on failure).
+fn validate(cbuffer: *const c_void, cbytes: usize) -> (c_int, usize) {
+    if cbytes < MIN_HEADER_LENGTH {
+        crate::trace_error!("Not enough space to read the header");
+        return (Error::WriteBuffer.code(), 0);
+    }
+    if cbuffer.is_null() {
+        return (Error::NullPointer.code(), 0);
+    }
+    // SAFETY: the caller guarantees `cbytes` (>= 16) readable bytes.
+    let s = unsafe { core::slice::from_raw_parts(cbuffer as *const u8, MIN_HEADER_LENGTH) };
+    // A negative `nbytes` is "too large" (C-Blosc2 reads it as a size_t), not a header error.
+    let mut basic = [0u8; MIN_HEADER_LENGTH];
+    basic.copy_from_slice(s);
+    let nbytes = i32::from_le_bytes([s[4], s[5], s[6], s[7]]);
+    if nbytes < 0 {
+        basic[4..8].copy_from_slice(&0i32.to_le_bytes());
+    }
+    let h = match Header::parse_basic(&basic) {
+        Ok(h) => h,
+        Err(e) => return (e.code(), 0),
+    };
+    if h.cbytes as usize != cbytes {
+        crate::trace_error!("The header's cbytes ({}) differs from {}", h.cbytes, cbytes);
+        return (Error::InvalidHeader.code(), 0);
+    }
+    if !(0..=MAX_BUFFERSIZE).contains(&nbytes) {
+        crate::trace_error!("The uncompressed size exceeds the maximum buffer size");
+        return (Error::MemoryAlloc.code(), 0);
+    }
+    (0, nbytes as usize)
 }
 
 /// Type size and flags of a chunk.
@@ -433,13 +501,12 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
             return Error::NullPointer.code();
         };
         let Kind::Compress(p) = &ctx.kind else {
+            crate::trace_error!("Context is not meant for compression.  Giving up.");
             return Error::InvalidParam.code();
         };
-        if nblocks <= 0 || destsize < 0 {
+        if nblocks <= 0 || srcs.is_null() || srcsizes.is_null() {
+            crate::trace_error!("Invalid VL blocks (count or NULL arrays)");
             return Error::InvalidParam.code();
-        }
-        if srcs.is_null() || srcsizes.is_null() || dest.is_null() {
-            return Error::NullPointer.code();
         }
         let n = nblocks as usize;
         // SAFETY: the caller guarantees `nblocks` entries in both arrays.
@@ -451,21 +518,36 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
         };
         let mut blocks = Vec::with_capacity(n);
         for (&ptr, &size) in ptrs.iter().zip(sizes) {
-            if size < 0 {
+            if size < 0 || ptr.is_null() {
+                crate::trace_error!("Invalid VL block (negative size or NULL pointer)");
                 return Error::InvalidParam.code();
             }
             // SAFETY: the caller guarantees each block is readable for its size.
             match unsafe { slice(ptr, size as usize) } {
                 Some(b) => blocks.push(b),
-                None => return Error::NullPointer.code(),
+                None => return Error::InvalidParam.code(),
             }
         }
-        // SAFETY: the caller guarantees `destsize` writable bytes.
-        let Some(d) = (unsafe { slice_mut(dest, destsize as usize) }) else {
+        // SAFETY: the caller guarantees `destsize` writable bytes (none when negative: -35).
+        let Some(d) = (unsafe { slice_mut(dest, destsize.max(0) as usize) }) else {
             return Error::NullPointer.code();
         };
         code_of(chunk::vlcompress(p, &blocks, d))
     })
+}
+
+/// The parameters of a context for the VL-block decompressors, which need a decompression
+/// context (-12 otherwise).
+fn vl_dparams(context: *mut blosc2_context) -> Result<DParams, Error> {
+    // SAFETY: checked for NULL; the caller guarantees the context is live.
+    match unsafe { context.as_ref() }.map(|c| &c.kind) {
+        None => Err(Error::NullPointer),
+        Some(Kind::Decompress(p)) => Ok(p.clone()),
+        Some(Kind::Compress(_)) => {
+            crate::trace_error!("Context is not meant for decompression.  Giving up.");
+            Err(Error::InvalidParam)
+        }
+    }
 }
 
 fn malloc_copy(b: &[u8]) -> *mut u8 {
@@ -493,20 +575,16 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
     maxblocks: i32,
 ) -> c_int {
     guard(fail(), || {
-        // SAFETY: checked for NULL.
-        let ctx = unsafe { context.as_ref() };
-        if ctx.is_none() || src.is_null() || dests.is_null() || destsizes.is_null() {
-            return Error::NullPointer.code();
-        }
-        if srcsize < 0 || maxblocks < 0 {
-            return Error::InvalidParam.code();
-        }
-        let dp = match dparams_of(ctx) {
+        let dp = match vl_dparams(context) {
             Ok(p) => p,
             Err(e) => return e.code(),
         };
-        // SAFETY: the caller guarantees `srcsize` readable bytes.
-        let Some(s) = (unsafe { slice(src, srcsize as usize) }) else {
+        if src.is_null() || dests.is_null() || destsizes.is_null() || maxblocks < 0 {
+            crate::trace_error!("Invalid parameters (NULL pointers or negative maxblocks)");
+            return Error::InvalidParam.code();
+        }
+        // SAFETY: the caller guarantees `srcsize` readable bytes (none when negative).
+        let Some(s) = (unsafe { slice(src, srcsize.max(0) as usize) }) else {
             return Error::NullPointer.code();
         };
         let blocks = match chunk::vldecompress(&dp, s) {
@@ -544,13 +622,11 @@ pub unsafe extern "C" fn blosc2_vlchunk_get_nblocks(
 ) -> c_int {
     guard(fail(), || {
         if src.is_null() || nblocks.is_null() {
-            return Error::NullPointer.code();
-        }
-        if srcsize < 0 {
+            crate::trace_error!("NULL chunk or output");
             return Error::InvalidParam.code();
         }
-        // SAFETY: the caller guarantees `srcsize` readable bytes.
-        let Some(s) = (unsafe { slice(src, srcsize as usize) }) else {
+        // SAFETY: the caller guarantees `srcsize` readable bytes (none when negative).
+        let Some(s) = (unsafe { slice(src, srcsize.max(0) as usize) }) else {
             return Error::NullPointer.code();
         };
         match Header::parse(s) {
@@ -579,20 +655,16 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
     destsize: *mut i32,
 ) -> c_int {
     guard(fail(), || {
-        // SAFETY: checked for NULL.
-        let ctx = unsafe { context.as_ref() };
-        if ctx.is_none() || src.is_null() || dest.is_null() || destsize.is_null() {
-            return Error::NullPointer.code();
-        }
-        if srcsize < 0 {
-            return Error::InvalidParam.code();
-        }
-        let dp = match dparams_of(ctx) {
+        let dp = match vl_dparams(context) {
             Ok(p) => p,
             Err(e) => return e.code(),
         };
-        // SAFETY: the caller guarantees `srcsize` readable bytes.
-        let Some(s) = (unsafe { slice(src, srcsize as usize) }) else {
+        if src.is_null() || dest.is_null() || destsize.is_null() {
+            crate::trace_error!("NULL chunk or output");
+            return Error::InvalidParam.code();
+        }
+        // SAFETY: the caller guarantees `srcsize` readable bytes (none when negative).
+        let Some(s) = (unsafe { slice(src, srcsize.max(0) as usize) }) else {
             return Error::NullPointer.code();
         };
         let c = match chunk::Chunk::parse(s) {
@@ -628,11 +700,13 @@ unsafe fn special_impl(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    if dest.is_null() {
-        return Error::NullPointer.code();
-    }
-    if nbytes < 0 || destsize < 0 {
+    if nbytes < 0 {
         return Error::InvalidParam.code();
+    }
+    // A negative `destsize` is no room (-3 like a too small destination, as in C-Blosc2).
+    let destsize = destsize.max(0);
+    if dest.is_null() && destsize > 0 {
+        return Error::NullPointer.code();
     }
     let ctx = new_cctx(cparams);
     let Kind::Compress(p) = &ctx.kind else {

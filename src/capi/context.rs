@@ -3,7 +3,7 @@
 use super::callbacks;
 use super::types::*;
 use super::{guard, slice};
-use crate::params::{CParams, DParams};
+use crate::params::{filter_id, CParams, DParams, SplitMode};
 use crate::Error;
 use core::ffi::c_int;
 
@@ -21,72 +21,121 @@ pub struct blosc2_context_s {
     pub(crate) dparams_c: blosc2_dparams,
     /// Blocks to skip in the next decompression.
     pub(crate) maskout: Option<Vec<bool>>,
+    /// The blocksize of the last chunk compressed with this context (0 before the first one);
+    /// `blosc2_ctx_get_cparams` reports it, as C-Blosc2 does.
+    pub(crate) last_blocksize: i32,
 }
 
-fn env_i64(name: &str) -> Option<i64> {
-    std::env::var(name).ok()?.trim().parse().ok()
+/// C's `strtol(s, NULL, 10)`: leading white space, an optional sign, then the digits that follow
+/// (0 when there are none; saturated on overflow).
+pub(crate) fn strtol(s: &str) -> i64 {
+    let t = s.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
+    let (neg, digits) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let mut v: i64 = 0;
+    for d in digits.bytes().take_while(u8::is_ascii_digit) {
+        v = v.saturating_mul(10).saturating_add((d - b'0') as i64);
+    }
+    if neg {
+        -v
+    } else {
+        v
+    }
 }
 
-/// Apply the `BLOSC_*` environment variables that C-Blosc2 honours when compressing.
+/// An environment variable as a string (`None` when unset).
+pub(crate) fn env_str(name: &str) -> Option<String> {
+    std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
+}
+
+/// An environment variable read as C-Blosc2 reads numbers (`strtol`; "abc" gives 0).
+pub(crate) fn env_strtol(name: &str) -> Option<i64> {
+    env_str(name).map(|v| strtol(&v))
+}
+
+/// The split mode named by `BLOSC_SPLITMODE` (unknown names give `None`).
+pub(crate) fn env_splitmode() -> Option<SplitMode> {
+    match env_str("BLOSC_SPLITMODE")?.as_str() {
+        "ALWAYS" => Some(SplitMode::Always),
+        "NEVER" => Some(SplitMode::Never),
+        "AUTO" => Some(SplitMode::Auto),
+        "FORWARD_COMPAT" => Some(SplitMode::ForwardCompat),
+        _ => None,
+    }
+}
+
+/// The shuffle filter named by `BLOSC_SHUFFLE` (unknown names give `None`).
+pub(crate) fn env_shuffle() -> Option<u8> {
+    match env_str("BLOSC_SHUFFLE")?.as_str() {
+        "NOSHUFFLE" => Some(filter_id::NOFILTER),
+        "SHUFFLE" => Some(filter_id::SHUFFLE),
+        "BITSHUFFLE" => Some(filter_id::BITSHUFFLE),
+        _ => None,
+    }
+}
+
+/// The codec code for `BLOSC_COMPRESSOR`: `Some(-1)` for an unknown name, `None` when unset.
+pub(crate) fn env_compcode() -> Option<c_int> {
+    let name = std::ffi::CString::new(env_str("BLOSC_COMPRESSOR")?).ok()?;
+    Some(super::global::compcode_of_name(&name))
+}
+
+/// Apply the `BLOSC_*` environment variables that C-Blosc2 reads when a compression context is
+/// created (the values are taken as the reference does, integer casts included).
 pub(crate) fn apply_env_cparams(p: &mut CParams) {
-    if let Some(v) = env_i64("BLOSC_CLEVEL") {
-        if (0..=9).contains(&v) {
+    if let Some(v) = env_strtol("BLOSC_CLEVEL") {
+        if v >= 0 {
+            // C-Blosc2 stores the value in a uint8_t; > 9 is refused when compressing.
             p.clevel = v as u8;
         }
     }
-    if let Ok(v) = std::env::var("BLOSC_SHUFFLE") {
-        match v.as_str() {
-            "NOSHUFFLE" => p.filters[5] = 0,
-            "SHUFFLE" => p.filters[5] = 1,
-            "BITSHUFFLE" => p.filters[5] = 2,
-            _ => {}
-        }
+    if let Some(f) = env_shuffle() {
+        p.filters[5] = f;
     }
-    if let Some(v) = env_i64("BLOSC_DELTA") {
-        if v == 1 {
-            p.filters[4] = 3;
-        } else if v == 0 && p.filters[4] == 3 {
-            p.filters[4] = 0;
-        }
+    if env_str("BLOSC_DELTA").as_deref() == Some("1") {
+        p.filters[4] = filter_id::DELTA;
     }
-    if let Some(v) = env_i64("BLOSC_TYPESIZE") {
+    if let Some(v) = env_strtol("BLOSC_TYPESIZE") {
         if v > 0 && v <= i32::MAX as i64 {
             p.typesize = v as i32;
         }
     }
-    if let Ok(v) = std::env::var("BLOSC_COMPRESSOR") {
-        if let Some(id) = crate::codecs::id_of(&v) {
-            p.compcode = id;
-        }
+    if let Some(code) = env_compcode() {
+        // An unknown name becomes code 255 (C's `(uint8_t)-1`), which compression refuses.
+        p.compcode = code as u8;
     }
-    if let Some(v) = env_i64("BLOSC_BLOCKSIZE") {
-        if v >= 0 && v <= i32::MAX as i64 {
+    if let Some(v) = env_strtol("BLOSC_BLOCKSIZE") {
+        if v > 0 && v <= i32::MAX as i64 {
             p.blocksize = v as i32;
         }
     }
-    if let Some(v) = env_i64("BLOSC_NTHREADS") {
-        if v > 0 && v <= i16::MAX as i64 {
+    if let Some(v) = env_strtol("BLOSC_NTHREADS") {
+        if v > 0 {
+            // C-Blosc2 casts to int16_t.
             p.nthreads = v as i16;
         }
     }
-    if let Ok(v) = std::env::var("BLOSC_SPLITMODE") {
-        p.splitmode = match v.as_str() {
-            "ALWAYS" => crate::SplitMode::Always,
-            "NEVER" => crate::SplitMode::Never,
-            "AUTO" => crate::SplitMode::Auto,
-            "FORWARD_COMPAT" => crate::SplitMode::ForwardCompat,
-            _ => p.splitmode,
-        };
+    if let Some(m) = env_splitmode() {
+        p.splitmode = m;
     }
 }
 
-/// Apply `BLOSC_NTHREADS` to decompression parameters.
+/// Apply `BLOSC_NTHREADS` to the parameters of a new decompression context.
 pub(crate) fn apply_env_dparams(p: &mut DParams) {
-    if let Some(v) = env_i64("BLOSC_NTHREADS") {
-        if v > 0 && v <= i16::MAX as i64 {
+    if let Some(v) = env_strtol("BLOSC_NTHREADS") {
+        if v > 0 {
             p.nthreads = v as i16;
         }
     }
+}
+
+/// Whether C-Blosc2's `blosc2_create_cctx` refuses these parameters (and returns NULL): a filter
+/// id in the undefined ranges 5..=31 or (above the registered plugins) ..=159.
+pub(crate) fn cparams_refused(cparams: &blosc2_cparams) -> bool {
+    crate::chunk::pipeline::check_defined(&cparams.filters).is_err()
 }
 
 /// Create a compression context from C parameters (boxed; callbacks get its address).
@@ -98,6 +147,7 @@ pub(crate) fn new_cctx(cparams: &blosc2_cparams) -> Box<blosc2_context_s> {
         cparams_c: *cparams,
         dparams_c: BLOSC2_DPARAMS_DEFAULTS,
         maskout: None,
+        last_blocksize: 0,
     });
     if let Some(f) = cparams.prefilter {
         let user = if cparams.preparams.is_null() {
@@ -121,6 +171,7 @@ pub(crate) fn new_dctx(dparams: &blosc2_dparams) -> Box<blosc2_context_s> {
         cparams_c: BLOSC2_CPARAMS_DEFAULTS,
         dparams_c: *dparams,
         maskout: None,
+        last_blocksize: 0,
     });
     if let Some(f) = dparams.postfilter {
         let user = if dparams.postparams.is_null() {
@@ -135,14 +186,20 @@ pub(crate) fn new_dctx(dparams: &blosc2_dparams) -> Box<blosc2_context_s> {
     ctx
 }
 
-/// Create a context for compression.
+/// Create a context for compression; NULL for filter ids that are not defined (5..=31, and
+/// 37..=159 above the registered plugins). Other bad parameters make compression fail instead.
 ///
 /// # Safety
 /// None beyond passing a valid struct by value; pointers inside `cparams` (prefilter params)
 /// must stay valid while the context is used.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context {
-    guard(core::ptr::null_mut(), || Box::into_raw(new_cctx(&cparams)))
+    guard(core::ptr::null_mut(), || {
+        if cparams_refused(&cparams) {
+            return core::ptr::null_mut();
+        }
+        Box::into_raw(new_cctx(&cparams))
+    })
 }
 
 /// Create a context for decompression.
@@ -187,6 +244,9 @@ pub unsafe extern "C" fn blosc2_ctx_get_cparams(
             return Error::InvalidParam.code();
         };
         let mut c = callbacks::cparams_to_c(p);
+        if ctx.last_blocksize > 0 {
+            c.blocksize = ctx.last_blocksize;
+        }
         c.prefilter = ctx.cparams_c.prefilter;
         c.preparams = ctx.cparams_c.preparams;
         c.schunk = ctx.cparams_c.schunk;
@@ -242,7 +302,9 @@ pub unsafe extern "C" fn blosc2_set_maskout(
             return Error::NullPointer.code();
         };
         if nblocks < 0 {
-            return Error::InvalidParam.code();
+            // C-Blosc2 fails to allocate a mask of negative size.
+            crate::trace_error!("Error allocating memory!");
+            return Error::MemoryAlloc.code();
         }
         // SAFETY: the caller guarantees `nblocks` readable bools; read as bytes.
         let Some(m) = (unsafe { slice(maskout as *const _, nblocks as usize) }) else {
@@ -281,4 +343,22 @@ pub extern "C" fn blosc2_get_blosc2_io_defaults() -> blosc2_io {
 #[no_mangle]
 pub extern "C" fn blosc2_get_blosc2_stdio_mmap_defaults() -> blosc2_stdio_mmap {
     BLOSC2_STDIO_MMAP_DEFAULTS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strtol;
+
+    #[test]
+    fn strtol_reads_like_c() {
+        assert_eq!(strtol("42"), 42);
+        assert_eq!(strtol("  -7"), -7);
+        assert_eq!(strtol("+3x"), 3);
+        assert_eq!(strtol("10abc"), 10);
+        assert_eq!(strtol("abc"), 0);
+        assert_eq!(strtol(""), 0);
+        assert_eq!(strtol("-"), 0);
+        assert_eq!(strtol("99999999999999999999999"), i64::MAX);
+        assert_eq!(strtol("-99999999999999999999999"), -i64::MAX);
+    }
 }

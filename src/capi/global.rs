@@ -13,20 +13,10 @@ use std::sync::Arc;
 /// Global number of threads (blosc1 API and `blosc2_compress/decompress`).
 pub(crate) static NTHREADS: AtomicI16 = AtomicI16::new(1);
 
-/// Initialise the library (reads `BLOSC_NTHREADS`).
+/// Initialise the library. Nothing to do in b2rs: its state is ready from the start. (As in
+/// C-Blosc2, `BLOSC_NTHREADS` is not read here but by the compression and decompression calls.)
 #[no_mangle]
-pub extern "C" fn blosc2_init() {
-    guard((), || {
-        if let Some(n) = std::env::var("BLOSC_NTHREADS")
-            .ok()
-            .and_then(|v| v.trim().parse::<i16>().ok())
-        {
-            if n > 0 {
-                NTHREADS.store(n, Ordering::Relaxed);
-            }
-        }
-    })
-}
+pub extern "C" fn blosc2_init() {}
 
 /// Release global resources; the library can be initialised again afterwards.
 #[no_mangle]
@@ -137,11 +127,15 @@ pub unsafe extern "C" fn blosc2_compname_to_compcode(compname: *const c_char) ->
             return -1;
         }
         // SAFETY: the caller guarantees a NUL-terminated string.
-        let name = unsafe { CStr::from_ptr(compname) };
-        (0u8..=255)
-            .find(|&c| codec_cname(c).is_some_and(|n| n == name))
-            .map_or(-1, |c| c as c_int)
+        compcode_of_name(unsafe { CStr::from_ptr(compname) })
     })
+}
+
+/// The code of a codec name (built-in, plugin or registered user codec), or -1.
+pub(crate) fn compcode_of_name(name: &CStr) -> c_int {
+    (0u8..=255)
+        .find(|&c| codec_cname(c).is_some_and(|n| n == name))
+        .map_or(-1, |c| c as c_int)
 }
 
 /// The comma-separated list of supported codecs.
@@ -247,5 +241,6 @@ fn error_cstr(e: Error) -> &'static CStr {
         Error::MaxBufsizeExceeded => c"Maximum buffersize exceeded",
         Error::Tuner => c"Tuner failure",
         Error::Lock => c"Frame lock failure",
+        Error::Callback(_) => c"Unknown error",
     }
 }

@@ -6,6 +6,7 @@
 //! panic so that none unwinds into C.
 #![allow(non_camel_case_types, missing_docs, clippy::missing_safety_doc)]
 
+pub mod b2nd;
 pub mod b2rs;
 pub mod blosc1;
 pub mod callbacks;
@@ -14,7 +15,9 @@ pub mod consts;
 pub mod context;
 pub mod frame;
 pub mod global;
+pub mod meta;
 pub mod plugins;
+pub mod schunk;
 pub mod types;
 pub mod util;
 

@@ -133,7 +133,8 @@ unsafe fn raw(
     if src.is_null() || dest.is_null() {
         return Error::NullPointer.code();
     }
-    if !(1..=255).contains(&typesize) || blocksize < 0 {
+    // As C-Blosc2, the raw shuffles take typesizes up to 256 (one more than a chunk header holds).
+    if !(1..=256).contains(&typesize) || blocksize < 0 {
         return Error::InvalidParam.code();
     }
     if core::ptr::eq(src as *const u8, dest as *const u8) && blocksize > 0 {

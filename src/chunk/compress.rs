@@ -40,7 +40,7 @@ pub fn check_cparams(p: &CParams) -> Result<()> {
     }
     if p.use_dict && !matches!(p.compcode, codecs::ZSTD | codecs::LZ4 | codecs::LZ4HC) {
         crate::trace_error!("Dictionaries are only supported with ZSTD, LZ4 and LZ4HC");
-        return Err(Error::CodecDict);
+        return Err(Error::CodecParam);
     }
     pipeline::validate(&p.filters)?;
     if p.instr_codec {
@@ -555,6 +555,13 @@ pub fn vlcompress(params: &CParams, blocks: &[&[u8]], dst: &mut [u8]) -> Result<
     }
     let nbytes: usize = blocks.iter().map(|b| b.len()).sum();
     if nbytes > MAX_BUFFERSIZE as usize {
+        return Err(Error::MaxBufsizeExceeded);
+    }
+    if dst.len() < EXTENDED_HEADER_LENGTH {
+        crate::trace_error!(
+            "Output buffer size should be larger than {} bytes",
+            EXTENDED_HEADER_LENGTH
+        );
         return Err(Error::MaxBufsizeExceeded);
     }
     if blocks.iter().any(|b| b.is_empty()) {

@@ -30,16 +30,17 @@ impl<'a> Chunk<'a> {
         let header = Header::parse(src)?;
         let cbytes = header.cbytes as usize;
         if src.len() < cbytes {
+            // C-Blosc2 reports a header whose `cbytes` exceeds the source as an invalid header.
             crate::trace_error!(
-                "Not enough space to read the chunk: {} < {}",
-                src.len(),
-                cbytes
+                "The header's cbytes ({}) exceeds the source size ({})",
+                cbytes,
+                src.len()
             );
-            return Err(Error::ReadBuffer);
+            return Err(Error::InvalidHeader);
         }
         if header.is_lazy() {
             crate::trace_error!("Lazy chunks cannot be decoded from a buffer");
-            return Err(Error::InvalidHeader);
+            return Err(Error::InvalidParam);
         }
         let buf = &src[..cbytes];
         let hl = header.header_len();
@@ -334,22 +335,59 @@ fn fill_pattern(dest: &mut [u8], pat: &[u8], start: usize) {
     }
 }
 
-/// Decompress a whole chunk into `dst`. `maskout[j] == true` skips block `j`.
+/// Decompress a whole chunk into `dst`; returns its uncompressed size.
+///
+/// `maskout[j] == true` skips block `j`: its part of `dst` is left untouched (the return value is
+/// still the whole size, as in C-Blosc2). The mask must have one entry per block, else
+/// [`Error::Data`].
 pub fn decompress(
     dparams: &DParams,
     src: &[u8],
     dst: &mut [u8],
     maskout: Option<&[bool]>,
 ) -> Result<usize> {
-    let chunk = Chunk::parse(src)?;
-    let nbytes = chunk.nbytes();
-    if dst.len() < nbytes {
-        crate::trace_error!("The destination is too small: {} < {}", dst.len(), nbytes);
+    // As C-Blosc2: the header and the source length first, then the destination size, then the
+    // rest of the chunk.
+    let header = Header::parse(src)?;
+    if src.len() < header.cbytes as usize {
+        crate::trace_error!("The header's cbytes exceeds the source size");
+        return Err(Error::InvalidHeader);
+    }
+    if dst.len() < header.nbytes as usize {
+        crate::trace_error!(
+            "The destination is too small: {} < {}",
+            dst.len(),
+            header.nbytes
+        );
         return Err(Error::WriteBuffer);
     }
+    let chunk = Chunk::parse(src)?;
+    let nbytes = chunk.nbytes();
     let dst = &mut dst[..nbytes];
+    let nblocks = chunk.header.nblocks();
+    if let Some(m) = maskout {
+        if m.len() != nblocks {
+            crate::trace_error!(
+                "The number of items in block_maskout ({}) must match the number of blocks in \
+                 chunk ({})",
+                m.len(),
+                nblocks
+            );
+            return Err(Error::Data);
+        }
+    }
+    let skip = |j: usize| maskout.is_some_and(|m| m[j]);
     if let Some(sp) = chunk.header.special() {
-        chunk.fill_special(sp, dst, 0);
+        if maskout.is_none() {
+            chunk.fill_special(sp, dst, 0);
+        } else {
+            let bs = chunk.header.blocksize as usize;
+            for (j, block) in dst.chunks_mut(bs).enumerate() {
+                if !skip(j) {
+                    chunk.fill_special(sp, block, j * bs);
+                }
+            }
+        }
         return Ok(nbytes);
     }
     if nbytes == 0 {
@@ -370,29 +408,27 @@ pub fn decompress(
         return Ok(nbytes);
     }
     let bs = chunk.header.blocksize as usize;
-    let nblocks = chunk.header.nblocks();
-    if let Some(m) = maskout {
-        if m.len() < nblocks {
-            crate::trace_error!("The maskout has fewer entries than blocks");
-            return Err(Error::InvalidParam);
-        }
-    }
-    let skip = |j: usize| maskout.is_some_and(|m| m[j]);
     let dict = chunk.ddict()?;
     let delta = chunk.header.has_delta() && !chunk.header.memcpyed();
     let nthreads = dparams.nthreads.max(1) as usize;
 
-    let decoded: usize = (0..nblocks)
-        .filter(|&j| !skip(j))
-        .map(|j| chunk.bsize(j))
-        .sum();
+    let first_len = bs.min(nbytes);
+    let (first, rest) = dst.split_at_mut(first_len);
+    // Block 0 is the delta reference of the others: it is decoded even when masked out (into
+    // scratch memory then, so that the masked part of `dst` stays untouched).
+    let mut scratch0 = Vec::new();
+    let first: &[u8] = if !skip(0) {
+        with_worker(|w| chunk.decode_block(w, 0, first, &[], dict.as_ref(), dparams))?;
+        first
+    } else if delta {
+        scratch0.resize(first_len, 0);
+        with_worker(|w| chunk.decode_block(w, 0, &mut scratch0, &[], dict.as_ref(), dparams))?;
+        &scratch0
+    } else {
+        &[]
+    };
     if nthreads <= 1 || nblocks <= 1 {
         return with_worker(|w| -> Result<usize> {
-            let (first, rest) = dst.split_at_mut(bs.min(nbytes));
-            // Block 0 is always decoded when delta is used: it is the reference of the others.
-            if !skip(0) || delta {
-                chunk.decode_block(w, 0, first, &[], dict.as_ref(), dparams)?;
-            }
             for (k, block) in rest.chunks_mut(bs).enumerate() {
                 let j = k + 1;
                 if skip(j) {
@@ -400,15 +436,10 @@ pub fn decompress(
                 }
                 chunk.decode_block(w, j, block, first, dict.as_ref(), dparams)?;
             }
-            Ok(decoded)
+            Ok(nbytes)
         });
     }
 
-    let (first, rest) = dst.split_at_mut(bs.min(nbytes));
-    if !skip(0) || delta {
-        with_worker(|w| chunk.decode_block(w, 0, first, &[], dict.as_ref(), dparams))?;
-    }
-    let first: &[u8] = first;
     let blocks: Vec<Mutex<&mut [u8]>> = rest.chunks_mut(bs).map(Mutex::new).collect();
     let error: Mutex<Option<Error>> = Mutex::new(None);
     parallel_for(nthreads, blocks.len(), &|k| {
@@ -426,7 +457,7 @@ pub fn decompress(
     if let Some(e) = error.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(e);
     }
-    Ok(decoded)
+    Ok(nbytes)
 }
 
 /// Decode bytes `[start, start + len)` of a chunk into `dst` (`getitem`). Only the blocks
@@ -499,7 +530,7 @@ pub fn vldecompress(dparams: &DParams, src: &[u8]) -> Result<Vec<Vec<u8>>> {
     let chunk = Chunk::parse(src)?;
     if !chunk.header.is_vlblocks() {
         crate::trace_error!("The chunk is not a VL-block chunk");
-        return Err(Error::InvalidHeader);
+        return Err(Error::InvalidParam);
     }
     let n = chunk.header.nblocks();
     let mut out = Vec::with_capacity(n);

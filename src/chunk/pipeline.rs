@@ -1,9 +1,11 @@
 //! The filter pipeline applied to one block (FILTERS.md §1): forward for compression, backward
-//! for decompression, with the built-in filters and registered user filters.
+//! for decompression, with the built-in filters, the plugin filters C-Blosc2 registers itself
+//! (bytedelta 34/35, int_trunc 36) and registered user filters.
 
 use crate::codecs::StreamInfo;
 use crate::error::{Error, Result};
-use crate::filters::{bitshuffle, delta, shuffle, trunc_prec};
+use crate::filters::bytedelta::{self, Variant};
+use crate::filters::{bitshuffle, delta, int_trunc, shuffle, trunc_prec};
 use crate::params::{filter_id, MAX_FILTERS};
 use crate::registry;
 
@@ -34,11 +36,40 @@ pub fn has_forward_filters(filters: &[u8; MAX_FILTERS]) -> bool {
     filters.iter().any(|&f| f != filter_id::NOFILTER)
 }
 
+/// Whether a slot is skipped when decompressing: no filter, or a lossy truncation whose
+/// inverse is a copy (TRUNC_PREC, INT_TRUNC).
+fn skipped_backward(id: u8) -> bool {
+    matches!(
+        id,
+        filter_id::NOFILTER | filter_id::TRUNC_PREC | filter_id::INT_TRUNC
+    )
+}
+
 /// Whether a pipeline has any filter to undo when decompressing.
 pub fn has_backward_filters(filters: &[u8; MAX_FILTERS]) -> bool {
-    filters
-        .iter()
-        .any(|&f| f != filter_id::NOFILTER && f != filter_id::TRUNC_PREC)
+    filters.iter().any(|&f| !skipped_backward(f))
+}
+
+/// The plane count of bytedelta: its meta, or (meta 0) the typesize of the super-chunk.
+fn bytedelta_planes(meta: u8, schunk_typesize: Option<i32>) -> Option<usize> {
+    if meta != 0 {
+        return Some(meta as usize);
+    }
+    match schunk_typesize {
+        Some(t) if t > 0 => Some(t as usize),
+        _ => {
+            crate::trace_error!("When meta is 0, you need to be on a schunk!");
+            None
+        }
+    }
+}
+
+fn bytedelta_variant(id: u8) -> Variant {
+    if id == filter_id::BYTEDELTA_BUGGY {
+        Variant::Buggy
+    } else {
+        Variant::Fixed
+    }
 }
 
 fn shuffle_size(meta: u8, typesize: usize) -> usize {
@@ -86,6 +117,15 @@ pub fn forward<'x>(
             filter_id::BITSHUFFLE => bitshuffle::bitshuffle(info.typesize, src, dst),
             filter_id::DELTA => delta::encode(chunk_src, offset, info.typesize, src, dst),
             filter_id::TRUNC_PREC => trunc_prec::truncate(meta as i8, info.typesize, src, dst)?,
+            filter_id::BYTEDELTA_BUGGY | filter_id::BYTEDELTA => {
+                let schunk_ts = info.stream.cparams.and_then(|p| p.schunk_typesize);
+                let Some(planes) = bytedelta_planes(meta, schunk_ts) else {
+                    crate::trace_error!("User-defined filter {} failed during compression", id);
+                    return Err(Error::FilterPipeline);
+                };
+                bytedelta::encode(bytedelta_variant(id), planes, src, dst);
+            }
+            filter_id::INT_TRUNC => int_trunc::truncate(meta as i8, info.typesize, src, dst)?,
             _ => {
                 let f = user_filter(id)?;
                 let mut si = info.stream;
@@ -119,9 +159,7 @@ pub fn backward(
     let len = dest.len();
     let active: Vec<usize> = (0..MAX_FILTERS)
         .rev()
-        .filter(|&s| {
-            info.filters[s] != filter_id::NOFILTER && info.filters[s] != filter_id::TRUNC_PREC
-        })
+        .filter(|&s| !skipped_backward(info.filters[s]))
         .collect();
     if active.is_empty() {
         dest.copy_from_slice(&a[..len]);
@@ -151,13 +189,23 @@ pub fn backward(
                 dst.copy_from_slice(src);
                 delta::decode(dref, offset, info.typesize, dst);
             }
+            filter_id::BYTEDELTA_BUGGY | filter_id::BYTEDELTA => {
+                let schunk_ts = info.stream.dparams.and_then(|p| p.schunk_typesize);
+                let Some(planes) = bytedelta_planes(meta, schunk_ts) else {
+                    // C-Blosc2 returns the filter's own error code here
+                    return Err(Error::Failure);
+                };
+                bytedelta::decode(bytedelta_variant(id), planes, src, dst);
+            }
             _ => {
                 let f = user_filter(id)?;
                 let mut si = info.stream;
                 si.meta = meta;
-                if f.imp.backward(src, dst, si, id) != 0 {
+                let rc = f.imp.backward(src, dst, si, id);
+                if rc != 0 {
                     crate::trace_error!("User-defined filter {} failed during decompression", id);
-                    return Err(Error::FilterPipeline);
+                    // C-Blosc2 returns the filter's own error code.
+                    return Err(Error::from_callback(rc, Error::FilterPipeline));
                 }
             }
         }
@@ -166,10 +214,32 @@ pub fn backward(
     Ok(())
 }
 
-/// Check that every filter id of a pipeline is known (built-in or registered).
+/// Check that no slot holds an id that C-Blosc2 leaves undefined: 5..=31 (Blosc-reserved) and
+/// 37..=159 (plugin ids not yet assigned). C-Blosc2 refuses such pipelines when a compression
+/// context is created (`blosc2_create_cctx` returns NULL); unregistered user ids (160..) and the
+/// plugins b2rs lacks (ndcell, ndmean) only fail when compressing.
+pub fn check_defined(filters: &[u8; MAX_FILTERS]) -> Result<()> {
+    for &id in filters {
+        let reserved = (filter_id::LAST_FILTER..registry::GLOBAL_START).contains(&id);
+        let unassigned =
+            (filter_id::LAST_REGISTERED_FILTER + 1..registry::USER_START).contains(&id);
+        if reserved || unassigned {
+            crate::trace_error!("filter {} is not defined", id);
+            return Err(Error::FilterPipeline);
+        }
+    }
+    Ok(())
+}
+
+/// Check that every filter id of a pipeline is known (built-in, built-in plugin or registered).
 pub fn validate(filters: &[u8; MAX_FILTERS]) -> Result<()> {
     for &id in filters {
-        if id < filter_id::LAST_FILTER {
+        if id < filter_id::LAST_FILTER
+            || matches!(
+                id,
+                filter_id::BYTEDELTA_BUGGY | filter_id::BYTEDELTA | filter_id::INT_TRUNC
+            )
+        {
             continue;
         }
         if id < registry::GLOBAL_START {
@@ -179,4 +249,159 @@ pub fn validate(filters: &[u8; MAX_FILTERS]) -> Result<()> {
         user_filter(id)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chunk::{compress, decompress, getitem_bytes};
+    use crate::filters::shuffle::tests::random_bytes;
+    use crate::params::{CParams, DParams};
+
+    /// Smooth little-endian integers of `ts` bytes with some noise: what bytedelta is for.
+    fn smooth(n: usize, ts: usize) -> Vec<u8> {
+        let noise = random_bytes(n / ts + 1, 7);
+        let mut v = Vec::with_capacity(n + 8);
+        let mut i = 0u64;
+        while v.len() < n {
+            let x = (i * i / 3 + noise[i as usize] as u64 / 16).to_le_bytes();
+            v.extend_from_slice(&x[..ts]);
+            i += 1;
+        }
+        v.truncate(n);
+        v
+    }
+
+    fn cparams(codec: u8, ts: usize, filters: [u8; 6], metas: [u8; 6]) -> CParams {
+        CParams {
+            compcode: codec,
+            typesize: ts as i32,
+            filters,
+            filters_meta: metas,
+            blocksize: 16 * 1024,
+            ..CParams::default()
+        }
+    }
+
+    fn comp(p: &CParams, src: &[u8]) -> Result<Vec<u8>> {
+        let mut dst = vec![0u8; src.len() + 64];
+        let n = compress(p, src, &mut dst)?;
+        dst.truncate(n);
+        Ok(dst)
+    }
+
+    fn decomp(dp: &DParams, chunk: &[u8], n: usize) -> Result<Vec<u8>> {
+        let mut out = vec![0u8; n];
+        assert_eq!(decompress(dp, chunk, &mut out, None)?, n);
+        Ok(out)
+    }
+
+    #[test]
+    fn bytedelta_round_trips() {
+        for id in [filter_id::BYTEDELTA, filter_id::BYTEDELTA_BUGGY] {
+            for codec in [0u8, 1, 5] {
+                for ts in [1usize, 2, 4, 8] {
+                    for n in [100_000usize, 100_003, 7, 0] {
+                        for nthreads in [1i16, 3] {
+                            let src = smooth(n, ts);
+                            let mut p = cparams(codec, ts, [0, 0, 0, 0, 1, id], [0; 6]);
+                            p.filters_meta[5] = ts as u8;
+                            p.nthreads = nthreads;
+                            let chunk = comp(&p, &src).unwrap();
+                            let dp = DParams {
+                                nthreads,
+                                ..DParams::default()
+                            };
+                            let what = format!("id {id} codec {codec} ts {ts} n {n}");
+                            assert_eq!(decomp(&dp, &chunk, n).unwrap(), src, "{what}");
+                            if n > 40_000 {
+                                let mut part = vec![0u8; 20_000];
+                                getitem_bytes(&dp, &chunk, 20_001, 20_000, &mut part).unwrap();
+                                assert_eq!(part, src[20_001..40_001], "getitem {what}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bytedelta_helps_smooth_data() {
+        let src = smooth(400_000, 4);
+        let plain = comp(&cparams(5, 4, [0, 0, 0, 0, 0, 1], [0; 6]), &src).unwrap();
+        let bd = comp(
+            &cparams(5, 4, [0, 0, 0, 0, 1, 35], [0, 0, 0, 0, 0, 4]),
+            &src,
+        )
+        .unwrap();
+        assert!(bd.len() < plain.len(), "{} vs {}", bd.len(), plain.len());
+    }
+
+    #[test]
+    fn bytedelta_meta_zero_needs_a_schunk() {
+        let src = smooth(50_000, 4);
+        let mut p = cparams(1, 4, [0, 0, 0, 0, 1, 35], [0; 6]);
+        assert_eq!(comp(&p, &src).unwrap_err(), Error::FilterPipeline);
+        p.schunk_typesize = Some(4);
+        let zero = comp(&p, &src).unwrap();
+        p.filters_meta[5] = 4;
+        p.schunk_typesize = None;
+        let four = comp(&p, &src).unwrap();
+        // same chunk but for the meta byte (header byte 29)
+        assert_eq!(zero[..29], four[..29]);
+        assert_eq!(zero[30..], four[30..]);
+        // decoding: C-Blosc2 reports the filter's own error (-1) without a super-chunk
+        let dp = DParams::default();
+        assert_eq!(decomp(&dp, &zero, src.len()).unwrap_err(), Error::Failure);
+        let dp = DParams {
+            schunk_typesize: Some(4),
+            ..DParams::default()
+        };
+        assert_eq!(decomp(&dp, &zero, src.len()).unwrap(), src);
+    }
+
+    #[test]
+    fn int_trunc_is_applied_and_skipped_on_decode() {
+        let src = smooth(60_001, 8);
+        for ts in [1usize, 2, 4, 8] {
+            for meta in [1i8, 5, (8 * ts) as i8, -1, -(8 * ts as i8 - 1)] {
+                let p = cparams(1, ts, [0, 0, 0, 0, 36, 1], [0, 0, 0, 0, meta as u8, 0]);
+                let chunk = comp(&p, &src).unwrap();
+                let mut want = vec![0u8; src.len()];
+                int_trunc::truncate(meta, ts, &src, &mut want).unwrap();
+                if chunk[2] & 0x02 != 0 {
+                    // incompressible even truncated: C-Blosc2 also falls back to a memcpyed
+                    // chunk of the *unfiltered* input
+                    want.copy_from_slice(&src);
+                }
+                let got = decomp(&DParams::default(), &chunk, src.len()).unwrap();
+                assert_eq!(got, want, "ts {ts} meta {meta}");
+            }
+            let p = cparams(1, ts, [0, 0, 0, 0, 0, 36], [0; 6]);
+            assert_eq!(comp(&p, &src).unwrap_err(), Error::FilterPipeline);
+        }
+        let p = cparams(1, 3, [0, 0, 0, 0, 0, 36], [0, 0, 0, 0, 0, 8]);
+        assert_eq!(comp(&p, &src).unwrap_err(), Error::FilterPipeline);
+    }
+
+    #[test]
+    fn filter_ids() {
+        let with = |id: u8| [0, 0, 0, 0, 1, id];
+        for id in [0u8, 1, 2, 3, 4, 34, 35, 36] {
+            assert!(validate(&with(id)).is_ok(), "{id}");
+            assert!(check_defined(&with(id)).is_ok(), "{id}");
+        }
+        for id in [5u8, 31, 37, 100, 159] {
+            assert!(validate(&with(id)).is_err(), "{id}");
+            assert!(check_defined(&with(id)).is_err(), "{id}");
+        }
+        // defined but not available: ndcell/ndmean, unregistered user ids
+        for id in [32u8, 33, 160, 255] {
+            assert!(check_defined(&with(id)).is_ok(), "{id}");
+            assert!(validate(&with(id)).is_err(), "{id}");
+        }
+        assert!(!has_backward_filters(&[0, 0, 0, 4, 36, 0]));
+        assert!(has_backward_filters(&[0, 0, 0, 0, 36, 35]));
+    }
 }

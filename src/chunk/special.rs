@@ -7,7 +7,8 @@ use crate::error::{Error, Result};
 use crate::params::CParams;
 
 /// Write a special chunk of `nbytes` into `dst`; `value` is the element for `Special::Value`.
-/// Returns the chunk length.
+/// Returns the chunk length. As in C-Blosc2, `nbytes` not a multiple of the typesize and a
+/// destination too small for the chunk are [`Error::Data`].
 pub fn special_chunk(
     params: &CParams,
     special: Special,
@@ -23,7 +24,7 @@ pub fn special_chunk(
     let typesize = params.typesize as usize;
     if nbytes % typesize != 0 {
         crate::trace_error!("nbytes must be a multiple of typesize");
-        return Err(Error::InvalidParam);
+        return Err(Error::Data);
     }
     let extra = match special {
         Special::Value => typesize,
@@ -32,7 +33,7 @@ pub fn special_chunk(
     let total = EXTENDED_HEADER_LENGTH + extra;
     if dst.len() < total {
         crate::trace_error!("The destination is too small for a special chunk");
-        return Err(Error::WriteBuffer);
+        return Err(Error::Data);
     }
     let blocksize = compute_blocksize(
         params.splitmode,

@@ -192,14 +192,16 @@ impl CodecState {
                 })?;
                 let r = codec.imp.decode(src, dst, info);
                 if r < 0 {
-                    return Err(Error::Stream);
+                    crate::trace_error!("user codec {} failed decompressing a stream: {}", id, r);
+                    return Err(Error::Data);
                 }
                 Some(r as usize)
             }
         };
+        // As C-Blosc2: a stream that does not decode to exactly its length is invalid data.
         match n {
             Some(n) if n == dst.len() => Ok(()),
-            _ => Err(Error::Stream),
+            _ => Err(Error::Data),
         }
     }
 }

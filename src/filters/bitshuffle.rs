@@ -209,6 +209,9 @@ mod tests {
     use super::*;
     use crate::filters::shuffle::tests::{awkward_lengths, random_bytes, typesizes};
 
+    /// A bitshuffle kernel: (typesize, src, dst).
+    type Kernel = dyn Fn(usize, &[u8], &mut [u8]);
+
     /// The formula of FILTERS.md §4, bit by bit.
     fn bitshuffle_naive(s: usize, src: &[u8]) -> Vec<u8> {
         let mut out = src.to_vec();
@@ -283,12 +286,7 @@ mod tests {
     }
 
     /// Applies a kernel the way the public functions do (body + copied rest).
-    fn bitshuffle_with(
-        kernel: &dyn Fn(usize, &[u8], &mut [u8]),
-        ts: usize,
-        src: &[u8],
-        dst: &mut [u8],
-    ) {
+    fn bitshuffle_with(kernel: &Kernel, ts: usize, src: &[u8], dst: &mut [u8]) {
         let body = (src.len() / ts) / 8 * 8 * ts;
         if body > 0 {
             kernel(ts, &src[..body], &mut dst[..body]);
@@ -297,11 +295,7 @@ mod tests {
     }
 
     #[cfg(target_arch = "x86_64")]
-    fn check_kernel(
-        name: &str,
-        fwd: &dyn Fn(usize, &[u8], &mut [u8]),
-        inv: &dyn Fn(usize, &[u8], &mut [u8]),
-    ) {
+    fn check_kernel(name: &str, fwd: &Kernel, inv: &Kernel) {
         for ts in typesizes().into_iter().chain([256]) {
             for len in awkward_lengths(ts) {
                 let src = random_bytes(len, (ts * 7919 + len) as u64);

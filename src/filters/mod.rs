@@ -1,5 +1,7 @@
 //! The filters of the pipeline: one file per filter.
 pub mod bitshuffle;
+pub mod bytedelta;
 pub mod delta;
+pub mod int_trunc;
 pub mod shuffle;
 pub mod trunc_prec;

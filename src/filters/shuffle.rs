@@ -3,8 +3,8 @@
 //! For a block of `L` bytes and element size `S`, the `N = L / S` whole elements are split into
 //! `S` planes of `N` bytes (all first bytes, then all second bytes, …); the `L % S` trailing
 //! bytes are copied unchanged. [`generic`] is the specification; on x86_64 the SSE2 and AVX2
-//! kernels (`shuffle_sse2.rs`, `shuffle_avx2.rs`) handle the element sizes 2, 4, 8 and 16 and
-//! fall back to [`generic`] for the others and for the tails. The implementation is chosen once
+//! kernels (`shuffle_sse2.rs`, `shuffle_avx2.rs`) handle the element sizes 2, 4, 8 and 16 (using
+//! [`generic`] for the tails); the other sizes run [`generic`]. The implementation is chosen once
 //! per process ([`isa`]).
 
 use std::sync::OnceLock;
@@ -19,7 +19,9 @@ pub(crate) mod sse2;
 /// The instruction-set level the shuffle kernels (byte and bit) run with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Isa {
-    /// Portable scalar code.
+    /// Portable scalar code only (targets without SIMD kernels; on x86_64 SSE2 is always there,
+    /// and [`generic`] serves the SIMD kernels for the other element sizes and the tails).
+    #[cfg(not(target_arch = "x86_64"))]
     Generic,
     /// x86_64 SSE2 (always present on x86_64).
     #[cfg(target_arch = "x86_64")]
@@ -52,6 +54,13 @@ fn detect() -> Isa {
     Isa::Generic
 }
 
+/// Whether the SIMD kernels have a vector path for this element size (the others run the
+/// generic code).
+#[cfg(target_arch = "x86_64")]
+fn has_simd_kernel(typesize: usize) -> bool {
+    matches!(typesize, 2 | 4 | 8 | 16)
+}
+
 /// Byte-transpose with element size `typesize` (1 = identity copy). Trailing L % typesize bytes
 /// copied.
 ///
@@ -67,10 +76,10 @@ pub fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
     match isa() {
         // SAFETY: `isa()` returns `Avx2` only after detecting AVX2 on this CPU.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { avx2::shuffle(typesize, src, dst) },
+        Isa::Avx2 if has_simd_kernel(typesize) => unsafe { avx2::shuffle(typesize, src, dst) },
         #[cfg(target_arch = "x86_64")]
-        Isa::Sse2 => sse2::shuffle(typesize, src, dst),
-        Isa::Generic => generic::shuffle(typesize, src, dst),
+        Isa::Sse2 if has_simd_kernel(typesize) => sse2::shuffle(typesize, src, dst),
+        _ => generic::shuffle(typesize, src, dst),
     }
 }
 
@@ -86,10 +95,10 @@ pub fn unshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
     match isa() {
         // SAFETY: `isa()` returns `Avx2` only after detecting AVX2 on this CPU.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { avx2::unshuffle(typesize, src, dst) },
+        Isa::Avx2 if has_simd_kernel(typesize) => unsafe { avx2::unshuffle(typesize, src, dst) },
         #[cfg(target_arch = "x86_64")]
-        Isa::Sse2 => sse2::unshuffle(typesize, src, dst),
-        Isa::Generic => generic::unshuffle(typesize, src, dst),
+        Isa::Sse2 if has_simd_kernel(typesize) => sse2::unshuffle(typesize, src, dst),
+        _ => generic::unshuffle(typesize, src, dst),
     }
 }
 
@@ -198,6 +207,10 @@ pub(crate) mod generic {
 pub(crate) mod tests {
     use super::*;
 
+    /// A shuffle kernel: (typesize, src, dst).
+    #[cfg(target_arch = "x86_64")]
+    type Kernel = dyn Fn(usize, &[u8], &mut [u8]);
+
     /// Deterministic pseudo-random bytes (xorshift64*), shared by the filter tests.
     pub(crate) fn random_bytes(len: usize, seed: u64) -> Vec<u8> {
         let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
@@ -297,11 +310,7 @@ pub(crate) mod tests {
 
     /// Runs `kernel` and the generic version on the same random inputs, both directions.
     #[cfg(target_arch = "x86_64")]
-    fn check_kernel(
-        name: &str,
-        shuf: &dyn Fn(usize, &[u8], &mut [u8]),
-        unshuf: &dyn Fn(usize, &[u8], &mut [u8]),
-    ) {
+    fn check_kernel(name: &str, shuf: &Kernel, unshuf: &Kernel) {
         for ts in typesizes() {
             for len in awkward_lengths(ts) {
                 let src = random_bytes(len, (ts * 7919 + len) as u64);

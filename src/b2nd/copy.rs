@@ -1,0 +1,629 @@
+//! N-dimensional strided copies (what C-Blosc2's `b2nd_copy_buffer2` does): copy the
+//! hyper-rectangle `[src_start, src_stop)` of a C-order buffer of shape `src_pad_shape` into a
+//! C-order buffer of shape `dst_pad_shape`, at `dst_start`.
+//!
+//! A [`CopyPlan`] validates the request once and merges dimensions so that every innermost run is
+//! as long as possible (whole rows, or whole planes when the copy spans full rows in both buffers),
+//! then each run is one `copy_from_slice` (memcpy).
+//!
+//! The buffers only need to reach the last item copied: a plan says how many bytes of each
+//! it reads or writes ([`CopyPlan::src_len`], [`CopyPlan::dst_len`]), counted from the buffer's
+//! first item (coordinates all 0).
+
+use crate::{Error, Result};
+
+/// Where a hyper-rectangle sits in a C-order buffer.
+#[derive(Debug, Clone, Copy)]
+pub struct Region<'a> {
+    /// Shape of the whole buffer (C-Blosc2's `pad_shape`).
+    pub pad_shape: &'a [i64],
+    /// Coordinates of the first item of the hyper-rectangle.
+    pub start: &'a [i64],
+}
+
+/// One merged dimension: `count` steps of the given byte strides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Dim {
+    count: usize,
+    src_stride: usize,
+    dst_stride: usize,
+}
+
+/// A validated n-dimensional copy, ready to run on buffers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CopyPlan {
+    /// Outer dimensions (outermost first); the innermost run is not included.
+    outer: Vec<Dim>,
+    /// Bytes copied per run (0 for an empty copy).
+    run: usize,
+    src_offset: usize,
+    dst_offset: usize,
+    src_len: usize,
+    dst_len: usize,
+}
+
+fn invalid(msg: std::fmt::Arguments<'_>) -> Error {
+    crate::trace_error!("{msg}");
+    Error::InvalidParam
+}
+
+/// Byte offset of `coords` in a C-order buffer of `shape`, checked against `usize`.
+fn offset_of(coords: &[i64], strides: &[usize], itemsize: usize) -> Option<usize> {
+    coords
+        .iter()
+        .zip(strides)
+        .try_fold(0usize, |acc, (&c, &s)| {
+            (c as usize).checked_mul(s).and_then(|v| acc.checked_add(v))
+        })?
+        .checked_mul(itemsize)
+}
+
+/// C-order item strides as `usize`; `None` if they overflow.
+fn strides_of(shape: &[i64]) -> Option<Vec<usize>> {
+    let mut strides = vec![1usize; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1].checked_mul(shape[i + 1] as usize)?;
+    }
+    Some(strides)
+}
+
+impl CopyPlan {
+    /// Validate a copy of the `copy_shape` hyper-rectangle at `src.start` in the source to
+    /// `dst.start` in the destination, items of `itemsize` bytes.
+    ///
+    /// Errors ([`Error::InvalidParam`]): lengths that differ from `copy_shape.len()`, negative
+    /// sizes or coordinates, a rectangle that does not fit inside either `pad_shape`, or byte
+    /// offsets that overflow. An empty rectangle (some size 0) is valid and copies nothing.
+    pub fn new(
+        itemsize: usize,
+        copy_shape: &[i64],
+        src: Region<'_>,
+        dst: Region<'_>,
+    ) -> Result<CopyPlan> {
+        let ndim = copy_shape.len();
+        for (what, len) in [
+            ("src_pad_shape", src.pad_shape.len()),
+            ("src_start", src.start.len()),
+            ("dst_pad_shape", dst.pad_shape.len()),
+            ("dst_start", dst.start.len()),
+        ] {
+            if len != ndim {
+                return Err(invalid(format_args!(
+                    "{what} must have {ndim} items, not {len}"
+                )));
+            }
+        }
+        for (i, &n) in copy_shape.iter().enumerate() {
+            for (which, r) in [("source", &src), ("destination", &dst)] {
+                let (p, s) = (r.pad_shape[i], r.start[i]);
+                if n < 0 || p < 0 || s < 0 || s > p || n > p - s {
+                    return Err(invalid(format_args!(
+                        "copy of {n} items from {s} does not fit the {which} dimension {i} of size {p}"
+                    )));
+                }
+            }
+        }
+        let empty = CopyPlan {
+            outer: Vec::new(),
+            run: 0,
+            src_offset: 0,
+            dst_offset: 0,
+            src_len: 0,
+            dst_len: 0,
+        };
+        if itemsize == 0 || copy_shape.contains(&0) {
+            return Ok(empty);
+        }
+        let overflow = || invalid(format_args!("buffer offsets overflow"));
+        let src_strides = strides_of(src.pad_shape).ok_or_else(overflow)?;
+        let dst_strides = strides_of(dst.pad_shape).ok_or_else(overflow)?;
+        let src_offset = offset_of(src.start, &src_strides, itemsize).ok_or_else(overflow)?;
+        let dst_offset = offset_of(dst.start, &dst_strides, itemsize).ok_or_else(overflow)?;
+        // Last item copied, relative to the start item.
+        let last: Vec<i64> = copy_shape.iter().map(|n| n - 1).collect();
+        let src_span = offset_of(&last, &src_strides, itemsize).ok_or_else(overflow)?;
+        let dst_span = offset_of(&last, &dst_strides, itemsize).ok_or_else(overflow)?;
+        let src_len = src_offset
+            .checked_add(src_span)
+            .and_then(|v| v.checked_add(itemsize))
+            .ok_or_else(overflow)?;
+        let dst_len = dst_offset
+            .checked_add(dst_span)
+            .and_then(|v| v.checked_add(itemsize))
+            .ok_or_else(overflow)?;
+
+        // Dimensions in bytes, dropping those of size 1, then merging neighbours whose strides
+        // chain (an outer step equals a whole inner extent in both buffers).
+        let mut dims: Vec<Dim> = Vec::with_capacity(ndim + 1);
+        for i in 0..ndim {
+            if copy_shape[i] == 1 {
+                continue;
+            }
+            // All products below are bounded by src_len / dst_len, so they cannot overflow.
+            dims.push(Dim {
+                count: copy_shape[i] as usize,
+                src_stride: src_strides[i] * itemsize,
+                dst_stride: dst_strides[i] * itemsize,
+            });
+        }
+        // The innermost run: items are contiguous in both buffers.
+        let mut run = itemsize;
+        while let Some(d) = dims.last() {
+            if d.src_stride == run && d.dst_stride == run {
+                run *= d.count;
+                dims.pop();
+            } else {
+                break;
+            }
+        }
+        // Merge outer dimensions that chain.
+        let mut outer: Vec<Dim> = Vec::with_capacity(dims.len());
+        for d in dims {
+            match outer.last_mut() {
+                Some(prev)
+                    if prev.src_stride == d.src_stride * d.count
+                        && prev.dst_stride == d.dst_stride * d.count =>
+                {
+                    prev.count *= d.count;
+                    prev.src_stride = d.src_stride;
+                    prev.dst_stride = d.dst_stride;
+                }
+                _ => outer.push(d),
+            }
+        }
+        Ok(CopyPlan {
+            outer,
+            run,
+            src_offset,
+            dst_offset,
+            src_len,
+            dst_len,
+        })
+    }
+
+    /// Whether the copy moves no byte.
+    pub fn is_empty(&self) -> bool {
+        self.run == 0
+    }
+
+    /// Bytes of the source the copy needs, from the source's first item (0 if empty).
+    pub fn src_len(&self) -> usize {
+        self.src_len
+    }
+
+    /// Bytes of the destination the copy needs, from the destination's first item (0 if empty).
+    pub fn dst_len(&self) -> usize {
+        self.dst_len
+    }
+
+    /// Bytes moved by each contiguous copy (the merged innermost run; 0 if empty).
+    pub fn run_len(&self) -> usize {
+        self.run
+    }
+
+    /// Run the copy. Errors: [`Error::InvalidParam`] when `src` is shorter than
+    /// [`src_len`](Self::src_len) or `dst` shorter than [`dst_len`](Self::dst_len).
+    pub fn run(&self, src: &[u8], dst: &mut [u8]) -> Result<()> {
+        if self.is_empty() {
+            return Ok(());
+        }
+        if src.len() < self.src_len || dst.len() < self.dst_len {
+            return Err(invalid(format_args!(
+                "buffers of {} / {} bytes, the copy needs {} / {}",
+                src.len(),
+                dst.len(),
+                self.src_len,
+                self.dst_len
+            )));
+        }
+        let run = self.run;
+        let outer = &self.outer;
+        match outer.len() {
+            0 => {
+                dst[self.dst_offset..self.dst_offset + run]
+                    .copy_from_slice(&src[self.src_offset..self.src_offset + run]);
+            }
+            1 => {
+                let d = outer[0];
+                let (mut s, mut t) = (self.src_offset, self.dst_offset);
+                for _ in 0..d.count {
+                    dst[t..t + run].copy_from_slice(&src[s..s + run]);
+                    s += d.src_stride;
+                    t += d.dst_stride;
+                }
+            }
+            n => {
+                // Odometer over the outer dimensions; the innermost of them is a plain loop.
+                let inner = outer[n - 1];
+                let mut idx = vec![0usize; n - 1];
+                let (mut s0, mut t0) = (self.src_offset, self.dst_offset);
+                loop {
+                    let (mut s, mut t) = (s0, t0);
+                    for _ in 0..inner.count {
+                        dst[t..t + run].copy_from_slice(&src[s..s + run]);
+                        s += inner.src_stride;
+                        t += inner.dst_stride;
+                    }
+                    // advance the odometer
+                    let mut k = n - 1;
+                    loop {
+                        if k == 0 {
+                            return Ok(());
+                        }
+                        k -= 1;
+                        let d = outer[k];
+                        idx[k] += 1;
+                        s0 += d.src_stride;
+                        t0 += d.dst_stride;
+                        if idx[k] < d.count {
+                            break;
+                        }
+                        s0 -= d.src_stride * d.count;
+                        t0 -= d.dst_stride * d.count;
+                        idx[k] = 0;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Copy the hyper-rectangle `[src_start, src_stop)` of `src` (a C-order buffer of shape
+/// `src_pad_shape`, items of `itemsize` bytes) into `dst` (shape `dst_pad_shape`) at `dst_start`.
+/// The safe counterpart of C-Blosc2's `b2nd_copy_buffer2`.
+///
+/// Errors ([`Error::InvalidParam`]): see [`CopyPlan::new`] and [`CopyPlan::run`]; also
+/// `src_start > src_stop` in some dimension.
+#[allow(clippy::too_many_arguments)]
+pub fn copy_buffer(
+    itemsize: usize,
+    src: &[u8],
+    src_pad_shape: &[i64],
+    src_start: &[i64],
+    src_stop: &[i64],
+    dst: &mut [u8],
+    dst_pad_shape: &[i64],
+    dst_start: &[i64],
+) -> Result<()> {
+    let copy_shape = copy_shape(src_start, src_stop)?;
+    let plan = CopyPlan::new(
+        itemsize,
+        &copy_shape,
+        Region {
+            pad_shape: src_pad_shape,
+            start: src_start,
+        },
+        Region {
+            pad_shape: dst_pad_shape,
+            start: dst_start,
+        },
+    )?;
+    plan.run(src, dst)
+}
+
+/// `stop - start` per dimension. Errors: [`Error::InvalidParam`] for different lengths or
+/// `start > stop`.
+pub fn copy_shape(start: &[i64], stop: &[i64]) -> Result<Vec<i64>> {
+    if start.len() != stop.len() {
+        return Err(invalid(format_args!(
+            "start and stop have different lengths"
+        )));
+    }
+    start
+        .iter()
+        .zip(stop)
+        .enumerate()
+        .map(|(i, (&a, &b))| {
+            b.checked_sub(a)
+                .filter(|n| *n >= 0)
+                .ok_or_else(|| invalid(format_args!("start[{i}] = {a} is after stop[{i}] = {b}")))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Element by element, the specification.
+    #[allow(clippy::too_many_arguments)]
+    fn naive(
+        itemsize: usize,
+        src: &[u8],
+        src_pad: &[i64],
+        src_start: &[i64],
+        src_stop: &[i64],
+        dst: &mut [u8],
+        dst_pad: &[i64],
+        dst_start: &[i64],
+    ) {
+        let shape: Vec<i64> = src_start.iter().zip(src_stop).map(|(a, b)| b - a).collect();
+        let n: i64 = shape.iter().product();
+        let ss = super::super::geometry::c_strides(src_pad);
+        let ds = super::super::geometry::c_strides(dst_pad);
+        for lin in 0..n {
+            let c = super::super::geometry::unravel(lin, &shape);
+            let mut so = 0;
+            let mut to = 0;
+            for i in 0..c.len() {
+                so += (src_start[i] + c[i]) * ss[i];
+                to += (dst_start[i] + c[i]) * ds[i];
+            }
+            let (so, to) = (so as usize * itemsize, to as usize * itemsize);
+            dst[to..to + itemsize].copy_from_slice(&src[so..so + itemsize]);
+        }
+    }
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    #[test]
+    fn matches_naive_on_random_shapes() {
+        let mut rng = Rng(0x1234_5678_9abc_def1);
+        let mut cases = 0;
+        while cases < 3000 {
+            let ndim = 1 + rng.below(8) as usize;
+            let itemsize = 1 + rng.below(16) as usize;
+            // keep buffers small: total items at most a few thousand
+            let max_dim = match ndim {
+                1 => 40,
+                2 => 20,
+                3 => 10,
+                4 => 6,
+                _ => 4,
+            };
+            let src_pad: Vec<i64> = (0..ndim).map(|_| 1 + rng.below(max_dim) as i64).collect();
+            let src_start: Vec<i64> = src_pad
+                .iter()
+                .map(|&p| rng.below(p as u64 + 1) as i64)
+                .collect();
+            let src_stop: Vec<i64> = src_pad
+                .iter()
+                .zip(&src_start)
+                .map(|(&p, &s)| s + rng.below((p - s) as u64 + 1) as i64)
+                .collect();
+            let shape: Vec<i64> = src_start
+                .iter()
+                .zip(&src_stop)
+                .map(|(a, b)| b - a)
+                .collect();
+            // destination: sometimes exactly the copy shape (contiguous fast path), sometimes
+            // larger
+            let dst_pad: Vec<i64> = shape
+                .iter()
+                .map(|&n| {
+                    if rng.below(3) == 0 {
+                        n
+                    } else {
+                        n + rng.below(4) as i64
+                    }
+                })
+                .collect();
+            let dst_start: Vec<i64> = dst_pad
+                .iter()
+                .zip(&shape)
+                .map(|(&p, &n)| rng.below((p - n) as u64 + 1) as i64)
+                .collect();
+            let src_n: i64 = src_pad.iter().product();
+            let dst_n: i64 = dst_pad.iter().product();
+            let mut src = vec![0u8; src_n as usize * itemsize];
+            src.iter_mut().for_each(|b| *b = rng.next() as u8);
+            let fill = rng.next() as u8;
+            let mut want = vec![fill; dst_n as usize * itemsize];
+            let mut got = want.clone();
+            naive(
+                itemsize, &src, &src_pad, &src_start, &src_stop, &mut want, &dst_pad, &dst_start,
+            );
+            copy_buffer(
+                itemsize, &src, &src_pad, &src_start, &src_stop, &mut got, &dst_pad, &dst_start,
+            )
+            .unwrap();
+            assert_eq!(
+                got, want,
+                "itemsize {itemsize} src {src_pad:?} [{src_start:?}, {src_stop:?}) dst {dst_pad:?} at {dst_start:?}"
+            );
+            // The plan's lengths are tight: the buffers cut to them work.
+            let plan = CopyPlan::new(
+                itemsize,
+                &shape,
+                Region {
+                    pad_shape: &src_pad,
+                    start: &src_start,
+                },
+                Region {
+                    pad_shape: &dst_pad,
+                    start: &dst_start,
+                },
+            )
+            .unwrap();
+            let mut got2 = vec![fill; plan.dst_len()];
+            plan.run(&src[..plan.src_len()], &mut got2).unwrap();
+            assert_eq!(got2[..], want[..plan.dst_len()]);
+            if !plan.is_empty() {
+                assert_eq!(
+                    plan.run(&src[..plan.src_len() - 1], &mut got2),
+                    Err(Error::InvalidParam)
+                );
+                let mut short = vec![0u8; plan.dst_len() - 1];
+                assert_eq!(plan.run(&src, &mut short), Err(Error::InvalidParam));
+            }
+            cases += 1;
+        }
+    }
+
+    #[test]
+    fn merges_contiguous_dimensions() {
+        // Whole array to an identical array: one run.
+        let pad = [4i64, 5, 6];
+        let p = CopyPlan::new(
+            2,
+            &pad,
+            Region {
+                pad_shape: &pad,
+                start: &[0, 0, 0],
+            },
+            Region {
+                pad_shape: &pad,
+                start: &[0, 0, 0],
+            },
+        )
+        .unwrap();
+        assert_eq!(p.run_len(), 4 * 5 * 6 * 2);
+        assert!(p.outer.is_empty());
+        // Full rows of a sub-box: planes of 5*6 items for each of 2 outer steps merge into one run
+        // per outer step.
+        let p = CopyPlan::new(
+            1,
+            &[2, 5, 6],
+            Region {
+                pad_shape: &pad,
+                start: &[1, 0, 0],
+            },
+            Region {
+                pad_shape: &[2, 5, 6],
+                start: &[0, 0, 0],
+            },
+        )
+        .unwrap();
+        assert_eq!(p.run_len(), 60);
+        // Partial rows: runs of 3 items; source rows are 6 apart, destination rows 3 apart, and
+        // the planes chain in both buffers, so the two outer dimensions merge into 10 steps.
+        let p = CopyPlan::new(
+            1,
+            &[2, 5, 3],
+            Region {
+                pad_shape: &pad,
+                start: &[1, 0, 2],
+            },
+            Region {
+                pad_shape: &[2, 5, 3],
+                start: &[0, 0, 0],
+            },
+        )
+        .unwrap();
+        assert_eq!(p.run_len(), 3);
+        assert_eq!(
+            p.outer,
+            vec![Dim {
+                count: 10,
+                src_stride: 6,
+                dst_stride: 3
+            }]
+        );
+    }
+
+    #[test]
+    fn errors() {
+        let src = vec![0u8; 120];
+        let mut dst = vec![0u8; 120];
+        let pad = [4i64, 5, 6];
+        let ok = |src_start: &[i64], src_stop: &[i64], dst_start: &[i64], dst: &mut [u8]| {
+            copy_buffer(1, &src, &pad, src_start, src_stop, dst, &pad, dst_start)
+        };
+        assert_eq!(ok(&[0, 0, 0], &[4, 5, 6], &[0, 0, 0], &mut dst), Ok(()));
+        // start > stop
+        assert_eq!(
+            ok(&[1, 0, 0], &[0, 5, 6], &[0, 0, 0], &mut dst),
+            Err(Error::InvalidParam)
+        );
+        // stop beyond the source
+        assert_eq!(
+            ok(&[0, 0, 0], &[4, 5, 7], &[0, 0, 0], &mut dst),
+            Err(Error::InvalidParam)
+        );
+        // does not fit the destination
+        assert_eq!(
+            ok(&[0, 0, 0], &[4, 5, 6], &[0, 0, 1], &mut dst),
+            Err(Error::InvalidParam)
+        );
+        // negative coordinates
+        assert_eq!(
+            ok(&[-1, 0, 0], &[1, 5, 6], &[0, 0, 0], &mut dst),
+            Err(Error::InvalidParam)
+        );
+        assert_eq!(
+            ok(&[0, 0, 0], &[1, 5, 6], &[-1, 0, 0], &mut dst),
+            Err(Error::InvalidParam)
+        );
+        // wrong lengths
+        assert_eq!(
+            ok(&[0, 0], &[1, 5], &[0, 0], &mut dst),
+            Err(Error::InvalidParam)
+        );
+        assert_eq!(
+            ok(&[0, 0, 0], &[1, 5], &[0, 0, 0], &mut dst),
+            Err(Error::InvalidParam)
+        );
+        // short destination
+        assert_eq!(
+            ok(&[0, 0, 0], &[4, 5, 6], &[0, 0, 0], &mut dst[..119]),
+            Err(Error::InvalidParam)
+        );
+        // empty copies touch nothing, even with empty buffers
+        assert_eq!(
+            copy_buffer(
+                4,
+                &[],
+                &pad,
+                &[1, 1, 1],
+                &[1, 5, 6],
+                &mut [],
+                &pad,
+                &[3, 0, 0]
+            ),
+            Ok(())
+        );
+        // itemsize 0 copies nothing
+        assert_eq!(
+            copy_buffer(
+                0,
+                &[],
+                &pad,
+                &[0, 0, 0],
+                &[4, 5, 6],
+                &mut [],
+                &pad,
+                &[0, 0, 0]
+            ),
+            Ok(())
+        );
+        // huge shapes overflow cleanly
+        let big = [i64::MAX, i64::MAX];
+        assert_eq!(
+            copy_buffer(8, &src, &big, &[0, 0], &[2, 2], &mut dst, &big, &[0, 0]),
+            Err(Error::InvalidParam)
+        );
+        assert_eq!(
+            copy_buffer(
+                8,
+                &src,
+                &pad,
+                &[i64::MIN, 0, 0],
+                &[0, 0, 0],
+                &mut dst,
+                &pad,
+                &[0, 0, 0]
+            ),
+            Err(Error::InvalidParam)
+        );
+    }
+
+    #[test]
+    fn zero_dimensions_copy_one_item() {
+        let src = [1u8, 2, 3, 4];
+        let mut dst = [0u8; 4];
+        copy_buffer(4, &src, &[], &[], &[], &mut dst, &[], &[]).unwrap();
+        assert_eq!(dst, src);
+    }
+}

@@ -1,0 +1,1363 @@
+//! Super-chunks through the C API (area 7 of API.md, plus `blosc2_schunk_get_vlblock` and
+//! `blosc2_schunk_fill_special`).
+//!
+//! A `blosc2_schunk*` handed to C points to the first field of a boxed [`SchunkHandle`]: the
+//! public C struct, followed by the Rust [`Schunk`]. After every call the C struct is brought in
+//! sync with the core (counters, `data[]` chunk pointers of in-memory super-chunks, metalayer
+//! copies read by the header-inline `blosc2_meta_get`), since C programs read its fields.
+//! Everything C may read or free is allocated with `libc::malloc`.
+
+use super::context::{blosc2_context_s, Kind};
+use super::types::*;
+use super::{guard, slice, slice_mut};
+use crate::chunk::header::{Header, MAX_BUFFERSIZE, MAX_OVERHEAD};
+use crate::params::{CParams, DParams};
+use crate::schunk::{ChunkBytes, IntoChunk, Schunk};
+use crate::Error;
+use core::ffi::{c_int, c_void};
+use core::ptr;
+use std::borrow::Cow;
+
+/// The allocation behind a `blosc2_schunk*`.
+#[repr(C)]
+pub(crate) struct SchunkHandle {
+    /// The C view. Must stay the first field: C callers hold a pointer to it.
+    pub(crate) c: blosc2_schunk,
+    /// The super-chunk itself.
+    pub(crate) core: Schunk,
+    /// Entries allocated in `c.data`.
+    data_cap: usize,
+    /// Set by `blosc2_schunk_avoid_cframe_free` (used by frame-backed super-chunks).
+    pub(crate) avoid_cframe_free: bool,
+}
+
+/// The handle behind a C super-chunk pointer (`None` for NULL).
+///
+/// # Safety
+/// `p` must be NULL or a pointer returned by this library's super-chunk constructors and not
+/// yet freed.
+pub(crate) unsafe fn handle<'a>(p: *mut blosc2_schunk) -> Option<&'a mut SchunkHandle> {
+    // SAFETY: `c` is the first field of the #[repr(C)] SchunkHandle, so the pointers coincide;
+    // the caller guarantees that `p` came from `Box::into_raw` of a handle.
+    unsafe { (p as *mut SchunkHandle).as_mut() }
+}
+
+fn fail() -> c_int {
+    Error::Failure.code()
+}
+
+fn code64(r: crate::Result<i64>) -> i64 {
+    match r {
+        Ok(n) => n,
+        Err(e) => e.code() as i64,
+    }
+}
+
+/// Copy `b` into a new `malloc`ed buffer (NULL when out of memory).
+pub(crate) fn malloc_copy(b: &[u8]) -> *mut u8 {
+    // SAFETY: a plain C allocation of at least one byte; the copy stays in bounds.
+    unsafe {
+        let p = libc::malloc(b.len().max(1)) as *mut u8;
+        if !p.is_null() {
+            ptr::copy_nonoverlapping(b.as_ptr(), p, b.len());
+        }
+        p
+    }
+}
+
+/// Compress the data of chunk `nchunk` through the compression context `cctx` (what C-Blosc2
+/// does with `schunk->cctx`, which callers may replace), handing `nchunk` to its prefilter.
+/// Falls back on `fallback` when there is no compression context.
+fn ctx_compress(
+    cctx: *mut blosc2_context,
+    fallback: &CParams,
+    nchunk: i64,
+    src: &[u8],
+) -> crate::Result<Vec<u8>> {
+    // SAFETY: `cctx` is NULL or a live context of the super-chunk.
+    let Some(ctx) = (unsafe { cctx.as_mut() }) else {
+        return crate::schunk::compress_chunk(fallback, nchunk, src);
+    };
+    if let Kind::Compress(p) = &mut ctx.kind {
+        p.nchunk = nchunk;
+    }
+    if src.len() > MAX_BUFFERSIZE as usize {
+        crate::trace_error!("Input buffer size cannot exceed {} bytes", MAX_BUFFERSIZE);
+        return Err(Error::MaxBufsizeExceeded);
+    }
+    let cap = src.len() + MAX_OVERHEAD;
+    let mut out = Vec::new();
+    out.try_reserve_exact(cap).map_err(|_| Error::MemoryAlloc)?;
+    out.resize(cap, 0);
+    // SAFETY: `src` and `out` are valid for the lengths given; the context is live.
+    let rc = unsafe {
+        super::chunk::blosc2_compress_ctx(
+            cctx,
+            src.as_ptr() as *const c_void,
+            src.len() as i32,
+            out.as_mut_ptr() as *mut c_void,
+            cap as i32,
+        )
+    };
+    if rc <= 0 {
+        crate::trace_error!("Cannot compress the chunk ({})", rc);
+        return Err(Error::from_code(rc).unwrap_or(Error::Failure));
+    }
+    out.truncate(rc as usize);
+    out.shrink_to_fit();
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Chunks coming from C
+// ---------------------------------------------------------------------------------------------
+
+/// A chunk buffer taken over from a C caller (`copy == false`), released with `free()`.
+struct MallocChunk {
+    ptr: *mut u8,
+    len: usize,
+}
+
+// SAFETY: the buffer is owned exclusively by the super-chunk once taken over and only read.
+unsafe impl Send for MallocChunk {}
+// SAFETY: as above; shared access is read-only.
+unsafe impl Sync for MallocChunk {}
+
+impl ChunkBytes for MallocChunk {
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: `ptr` holds at least `len` bytes (the chunk's cbytes) while owned here.
+        unsafe { core::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+impl Drop for MallocChunk {
+    fn drop(&mut self) {
+        // SAFETY: the caller handed over a `malloc`ed buffer (the API contract for copy=false).
+        unsafe { libc::free(self.ptr as *mut c_void) }
+    }
+}
+
+/// A chunk passed by a C caller: copied, or taken over once accepted.
+struct CChunk {
+    ptr: *mut u8,
+    len: usize,
+    nbytes: i32,
+    copy: bool,
+}
+
+impl IntoChunk for CChunk {
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: `read_chunk` checked the header; the caller guarantees `cbytes` bytes.
+        unsafe { core::slice::from_raw_parts(self.ptr, self.len) }
+    }
+
+    fn into_stored(self) -> Box<dyn ChunkBytes> {
+        if self.copy {
+            return Box::new(self.bytes().to_vec());
+        }
+        let mut p = self.ptr;
+        if (self.len as i64) < self.nbytes as i64 {
+            // Like C-Blosc2: trim the allocation (made for the uncompressed size) to the chunk.
+            // SAFETY: the buffer came from malloc (API contract for copy=false).
+            let q = unsafe { libc::realloc(p as *mut c_void, self.len) } as *mut u8;
+            if !q.is_null() {
+                p = q;
+            }
+        }
+        Box::new(MallocChunk {
+            ptr: p,
+            len: self.len,
+        })
+    }
+}
+
+/// Read the header of a chunk passed from C and describe it.
+///
+/// # Safety
+/// `chunk` must point to a chunk readable for its header's `cbytes` bytes.
+unsafe fn read_chunk(chunk: *mut u8, copy: bool) -> Result<CChunk, Error> {
+    if chunk.is_null() {
+        crate::trace_error!("The chunk is NULL");
+        return Err(Error::NullPointer);
+    }
+    // SAFETY: every chunk starts with a 16-byte header (the reference reads it the same way).
+    let head = unsafe { core::slice::from_raw_parts(chunk, 16) };
+    let h = Header::parse_basic(head)?;
+    Ok(CChunk {
+        ptr: chunk,
+        len: h.cbytes as usize,
+        nbytes: h.nbytes,
+        copy,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Keeping the C struct in sync
+// ---------------------------------------------------------------------------------------------
+
+impl SchunkHandle {
+    fn c_ptr(&mut self) -> *mut blosc2_schunk {
+        &mut self.c
+    }
+
+    /// Counters and the current chunk, also handed to the contexts' pre/postfilters.
+    pub(crate) fn sync(&mut self) {
+        let s = &self.core;
+        self.c.nchunks = s.nchunks();
+        self.c.nbytes = s.nbytes();
+        self.c.cbytes = s.cbytes();
+        self.c.chunksize = s.chunksize();
+        self.c.flags2 = s.flags2();
+        self.c.current_nchunk = s.current_nchunk();
+        self.c.change_tick = s.change_tick();
+        let cur = s.current_nchunk();
+        // SAFETY: the context pointers are NULL or live contexts owned by this super-chunk.
+        unsafe {
+            if let Some(ctx) = self.c.cctx.as_mut() {
+                if let Kind::Compress(p) = &mut ctx.kind {
+                    p.nchunk = cur;
+                }
+            }
+            if let Some(ctx) = self.c.dctx.as_mut() {
+                if let Kind::Decompress(p) = &mut ctx.kind {
+                    p.nchunk = cur;
+                }
+            }
+        }
+    }
+
+    /// Make room for `n` chunk pointers in `c.data`.
+    fn reserve_data(&mut self, n: usize) -> Result<(), Error> {
+        if !self.core.is_memory() || n <= self.data_cap {
+            return Ok(());
+        }
+        let per_page = 4096 / core::mem::size_of::<*mut u8>();
+        let mut cap = self.data_cap.max(per_page);
+        while cap < n {
+            cap = cap.checked_mul(2).ok_or(Error::MemoryAlloc)?;
+        }
+        let bytes = cap
+            .checked_mul(core::mem::size_of::<*mut u8>())
+            .ok_or(Error::MemoryAlloc)?;
+        // SAFETY: `c.data` is NULL or our own malloc'ed array.
+        let p = unsafe { libc::realloc(self.c.data as *mut c_void, bytes) } as *mut *mut u8;
+        if p.is_null() {
+            crate::trace_error!("Cannot grow the chunk pointer array");
+            return Err(Error::MemoryAlloc);
+        }
+        self.c.data = p;
+        self.c.data_len = bytes;
+        self.data_cap = cap;
+        Ok(())
+    }
+
+    /// Point `c.data[from..nchunks]` at the chunks (in-memory super-chunks).
+    fn write_data(&mut self, from: usize, to: usize) {
+        if !self.core.is_memory() {
+            return;
+        }
+        let n = (self.core.nchunks() as usize).min(to);
+        if self.reserve_data(n).is_err() {
+            return;
+        }
+        for i in from..n {
+            let p = self
+                .core
+                .stored_chunk(i)
+                .map_or(ptr::null_mut(), |b| b.as_ptr() as *mut u8);
+            // SAFETY: `i < n <= data_cap`.
+            unsafe { *self.c.data.add(i) = p };
+        }
+    }
+
+    fn write_data_from(&mut self, from: usize) {
+        self.write_data(from, usize::MAX);
+    }
+
+    /// Rebuild every C-side copy (chunk pointers, metalayers) from the core.
+    pub(crate) fn rebuild_mirrors(&mut self) -> Result<(), Error> {
+        self.reserve_data(self.core.nchunks() as usize)?;
+        self.write_data_from(0);
+        // SAFETY: the metalayer arrays hold NULL or our own malloc'ed entries.
+        unsafe {
+            for i in 0..self.c.nmetalayers as usize {
+                super::meta::free_c_meta(self.c.metalayers[i]);
+                self.c.metalayers[i] = ptr::null_mut();
+            }
+            for i in 0..self.c.nvlmetalayers.max(0) as usize {
+                super::meta::free_c_meta(self.c.vlmetalayers[i]);
+                self.c.vlmetalayers[i] = ptr::null_mut();
+            }
+            self.c.nmetalayers = 0;
+            self.c.nvlmetalayers = 0;
+            for (i, m) in self.core.metalayers().iter().enumerate() {
+                let p = super::meta::new_c_meta(&m.name, &m.content);
+                if p.is_null() {
+                    return Err(Error::MemoryAlloc);
+                }
+                self.c.metalayers[i] = p;
+                self.c.nmetalayers = i as u16 + 1;
+            }
+            for (i, m) in self.core.vlmetalayers().iter().enumerate() {
+                let p = super::meta::new_c_meta(&m.name, &m.content);
+                if p.is_null() {
+                    return Err(Error::MemoryAlloc);
+                }
+                self.c.vlmetalayers[i] = p;
+                self.c.nvlmetalayers = i as i16 + 1;
+            }
+        }
+        self.sync();
+        Ok(())
+    }
+
+    /// The compression parameters of the context currently in `c.cctx` (callers may replace
+    /// it), else the super-chunk's own.
+    pub(crate) fn cur_cparams(&self) -> CParams {
+        // SAFETY: `cctx` is NULL or a live context.
+        match unsafe { self.c.cctx.as_ref() }.map(|c| &c.kind) {
+            Some(Kind::Compress(p)) => p.clone(),
+            _ => self.core.cparams().clone(),
+        }
+    }
+
+    /// The decompression parameters of the context currently in `c.dctx`.
+    pub(crate) fn cur_dparams(&self) -> DParams {
+        // SAFETY: `dctx` is NULL or a live context.
+        match unsafe { self.c.dctx.as_ref() }.map(|c| &c.kind) {
+            Some(Kind::Decompress(p)) => p.clone(),
+            _ => self.core.dparams().clone(),
+        }
+    }
+
+    /// The block mask set on `c.dctx` with `blosc2_set_maskout` (consumed).
+    fn take_maskout(&mut self) -> Option<Vec<bool>> {
+        // SAFETY: `dctx` is NULL or a live context.
+        unsafe { self.c.dctx.as_mut() }.and_then(|c| c.maskout.take())
+    }
+}
+
+/// Free a `blosc2_storage` made by [`new_c_storage`].
+unsafe fn free_c_storage(st: *mut blosc2_storage) {
+    if st.is_null() {
+        return;
+    }
+    // SAFETY: every pointer inside was malloc'ed by `new_c_storage` (or is NULL).
+    unsafe {
+        libc::free((*st).urlpath as *mut c_void);
+        libc::free((*st).cparams as *mut c_void);
+        libc::free((*st).dparams as *mut c_void);
+        libc::free((*st).io as *mut c_void);
+        libc::free(st as *mut c_void);
+    }
+}
+
+fn malloc_value<T: Copy>(v: &T) -> *mut T {
+    // SAFETY: a C allocation of the value's size, written once.
+    unsafe {
+        let p = libc::malloc(core::mem::size_of::<T>()) as *mut T;
+        if !p.is_null() {
+            p.write(*v);
+        }
+        p
+    }
+}
+
+/// A C-malloc'ed copy of a storage description (with its own cparams, dparams and io).
+fn new_c_storage(
+    contiguous: bool,
+    cparams: &blosc2_cparams,
+    dparams: &blosc2_dparams,
+    io: &blosc2_io,
+) -> *mut blosc2_storage {
+    let st = malloc_value(&blosc2_storage {
+        contiguous: contiguous as c_bool,
+        urlpath: ptr::null_mut(),
+        cparams: malloc_value(cparams),
+        dparams: malloc_value(dparams),
+        io: malloc_value(io),
+    });
+    // SAFETY: `st` is NULL or the struct just written.
+    unsafe {
+        if !st.is_null()
+            && ((*st).cparams.is_null() || (*st).dparams.is_null() || (*st).io.is_null())
+        {
+            free_c_storage(st);
+            return ptr::null_mut();
+        }
+    }
+    st
+}
+
+/// A boxed handle with a zeroed C struct, built in place (the C struct is 65840 bytes).
+fn new_handle() -> Box<SchunkHandle> {
+    let mut b = Box::<SchunkHandle>::new_uninit();
+    let p = b.as_mut_ptr();
+    // SAFETY: every field is initialised before `assume_init`: the C struct with zero bytes
+    // (its all-zero pattern is `blosc2_schunk::ZEROED`: NULL pointers, zero integers, false),
+    // the others by `write`.
+    unsafe {
+        ptr::addr_of_mut!((*p).c).write_bytes(0, 1);
+        ptr::addr_of_mut!((*p).core).write(Schunk::new(CParams::default(), DParams::default()));
+        ptr::addr_of_mut!((*p).data_cap).write(0);
+        ptr::addr_of_mut!((*p).avoid_cframe_free).write(false);
+        b.assume_init()
+    }
+}
+
+/// Create an in-memory super-chunk from C parameters; returns the C pointer (NULL on error).
+///
+/// # Safety
+/// Pointers inside `cparams`/`dparams` (filter params) must stay valid while it is used.
+pub(crate) unsafe fn new_schunk_c(
+    cparams: &blosc2_cparams,
+    dparams: &blosc2_dparams,
+    io: &blosc2_io,
+) -> *mut blosc2_schunk {
+    let mut h = new_handle();
+    let cp = h.c_ptr();
+    let mut cparams = *cparams;
+    let mut dparams = *dparams;
+    cparams.schunk = cp as *mut c_void;
+    dparams.schunk = cp as *mut c_void;
+    // SAFETY: plain context constructors; NULL when the parameters are refused.
+    let (cctx, dctx) = unsafe {
+        (
+            super::context::blosc2_create_cctx(cparams),
+            super::context::blosc2_create_dctx(dparams),
+        )
+    };
+    let core_params = |cctx: *mut blosc2_context, dctx: *mut blosc2_context| {
+        // SAFETY: both are live contexts just created.
+        let (c, d): (&blosc2_context_s, &blosc2_context_s) = unsafe { (&*cctx, &*dctx) };
+        match (&c.kind, &d.kind) {
+            (Kind::Compress(c), Kind::Decompress(d)) => Some((c.clone(), d.clone())),
+            _ => None,
+        }
+    };
+    let params = if cctx.is_null() || dctx.is_null() {
+        None
+    } else {
+        core_params(cctx, dctx)
+    };
+    let st = new_c_storage(false, &cparams, &dparams, io);
+    let Some((pc, pd)) = params.filter(|_| !st.is_null()) else {
+        crate::trace_error!("Could not create the contexts of the super-chunk");
+        // SAFETY: NULL or contexts/storage just created here.
+        unsafe {
+            super::context::blosc2_free_ctx(cctx);
+            super::context::blosc2_free_ctx(dctx);
+            free_c_storage(st);
+        }
+        return ptr::null_mut();
+    };
+    h.core = Schunk::new(pc, pd);
+    let c = &mut h.c;
+    c.version = 0;
+    c.compcode = cparams.compcode;
+    c.compcode_meta = cparams.compcode_meta;
+    c.clevel = cparams.clevel;
+    c.splitmode = cparams.splitmode as u8;
+    c.typesize = cparams.typesize;
+    c.blocksize = cparams.blocksize;
+    c.chunksize = -1;
+    c.flags2 = 0;
+    c.use_dict = cparams.use_dict as u8;
+    c.filters = cparams.filters;
+    c.filters_meta = cparams.filters_meta;
+    c.storage = st;
+    c.frame = ptr::null_mut();
+    c.cctx = cctx;
+    c.dctx = dctx;
+    c.tuner_params = cparams.tuner_params;
+    c.tuner_id = cparams.tuner_id;
+    h.sync();
+    let raw = Box::into_raw(h);
+    // SAFETY: `raw` is the live handle just leaked; `c` is its first field.
+    unsafe { ptr::addr_of_mut!((*raw).c) }
+}
+
+/// Release everything a handle owns.
+///
+/// # Safety
+/// `p` must come from `new_schunk_c` and not be used afterwards.
+pub(crate) unsafe fn free_schunk_c(p: *mut blosc2_schunk) {
+    // SAFETY: the caller guarantees `p` is a live handle created by Box::into_raw.
+    let h = unsafe { Box::from_raw(p as *mut SchunkHandle) };
+    // SAFETY: all C-side allocations below were made by this module (or replaced by the caller
+    // with objects of the same kinds, as C-Blosc2 also frees whatever it finds there).
+    unsafe {
+        for i in 0..(h.c.nmetalayers as usize).min(h.c.metalayers.len()) {
+            super::meta::free_c_meta(h.c.metalayers[i]);
+        }
+        for i in 0..(h.c.nvlmetalayers.max(0) as usize).min(h.c.vlmetalayers.len()) {
+            super::meta::free_c_meta(h.c.vlmetalayers[i]);
+        }
+        free_c_storage(h.c.storage);
+        super::context::blosc2_free_ctx(h.c.cctx);
+        super::context::blosc2_free_ctx(h.c.dctx);
+        libc::free(h.c.data as *mut c_void);
+    }
+    drop(h);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Creation, copy, free
+// ---------------------------------------------------------------------------------------------
+
+/// Create a new super-chunk (NULL `storage`: in-memory with default parameters).
+///
+/// Only in-memory sparse storage (`contiguous == false`, no `urlpath`) is available for now;
+/// other storages give NULL.
+///
+/// # Safety
+/// `storage` must be NULL or valid, with its pointers NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut blosc2_schunk {
+    guard(ptr::null_mut(), || {
+        // SAFETY: checked for NULL; the caller guarantees validity.
+        let st = unsafe { storage.as_ref() }
+            .copied()
+            .unwrap_or(BLOSC2_STORAGE_DEFAULTS);
+        if st.contiguous != 0 || !st.urlpath.is_null() {
+            crate::trace_error!("Frame-backed super-chunks are not supported yet");
+            return ptr::null_mut();
+        }
+        // SAFETY: each pointer checked for NULL; the caller guarantees validity.
+        let (cp, dp, io) = unsafe {
+            (
+                st.cparams
+                    .as_ref()
+                    .copied()
+                    .unwrap_or(BLOSC2_CPARAMS_DEFAULTS),
+                st.dparams
+                    .as_ref()
+                    .copied()
+                    .unwrap_or(BLOSC2_DPARAMS_DEFAULTS),
+                st.io.as_ref().copied().unwrap_or(BLOSC2_IO_DEFAULTS),
+            )
+        };
+        // SAFETY: forwarded caller guarantees.
+        unsafe { new_schunk_c(&cp, &dp, &io) }
+    })
+}
+
+/// Copy a super-chunk into a new one with `storage` (NULL: in memory, same parameters).
+///
+/// # Safety
+/// `schunk` must be a live super-chunk; `storage` NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_copy(
+    schunk: *mut blosc2_schunk,
+    storage: *mut blosc2_storage,
+) -> *mut blosc2_schunk {
+    guard(ptr::null_mut(), || {
+        // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
+        let Some(src) = (unsafe { handle(schunk) }) else {
+            crate::trace_error!("Can not copy a NULL `schunk`");
+            return ptr::null_mut();
+        };
+        // SAFETY: checked for NULL.
+        let st = unsafe { storage.as_ref() }
+            .copied()
+            .unwrap_or(BLOSC2_STORAGE_DEFAULTS);
+        if st.contiguous != 0 || !st.urlpath.is_null() {
+            crate::trace_error!("Frame-backed super-chunks are not supported yet");
+            return ptr::null_mut();
+        }
+        // SAFETY: checked for NULL.
+        let cp = match unsafe { st.cparams.as_ref() } {
+            Some(c) => *c,
+            None => {
+                // The source's parameters.
+                let s = &src.c;
+                blosc2_cparams {
+                    compcode: s.compcode,
+                    compcode_meta: s.compcode_meta,
+                    clevel: s.clevel,
+                    use_dict: s.use_dict as c_int,
+                    typesize: s.typesize,
+                    nthreads: src.cur_cparams().nthreads,
+                    blocksize: s.blocksize,
+                    splitmode: s.splitmode as i32,
+                    filters: s.filters,
+                    filters_meta: s.filters_meta,
+                    ..BLOSC2_CPARAMS_DEFAULTS
+                }
+            }
+        };
+        // SAFETY: checked for NULL.
+        let (dp, io) = unsafe {
+            (
+                st.dparams
+                    .as_ref()
+                    .copied()
+                    .unwrap_or(BLOSC2_DPARAMS_DEFAULTS),
+                st.io.as_ref().copied().unwrap_or(BLOSC2_IO_DEFAULTS),
+            )
+        };
+        // SAFETY: forwarded caller guarantees.
+        let out = unsafe { new_schunk_c(&cp, &dp, &io) };
+        // SAFETY: NULL or the handle just created.
+        let Some(dst) = (unsafe { handle(out) }) else {
+            return ptr::null_mut();
+        };
+        let (cctx, cp, dp) = (
+            dst.c.cctx,
+            dst.core.cparams().clone(),
+            dst.core.dparams().clone(),
+        );
+        let copied = src
+            .core
+            .copy_by(cp.clone(), dp, &mut |n, s| ctx_compress(cctx, &cp, n, s));
+        match copied {
+            Ok(core) => {
+                dst.core = core;
+                if dst.rebuild_mirrors().is_ok() {
+                    return out;
+                }
+            }
+            Err(e) => crate::trace_error!("Can not copy the super-chunk: {}", e),
+        }
+        // SAFETY: `out` is the handle created above.
+        unsafe { free_schunk_c(out) };
+        ptr::null_mut()
+    })
+}
+
+/// Free a super-chunk and everything it holds (NULL is ignored).
+///
+/// # Safety
+/// `schunk` must be NULL or a live super-chunk, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int {
+    guard(fail(), || {
+        if !schunk.is_null() {
+            // SAFETY: the caller guarantees a live super-chunk.
+            unsafe { free_schunk_c(schunk) };
+        }
+        0
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Chunks
+// ---------------------------------------------------------------------------------------------
+
+/// Append a chunk (`copy == false`: the `malloc`ed chunk is taken over on success).
+///
+/// # Safety
+/// `schunk` live; `chunk` readable for its header's `cbytes`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_append_chunk(
+    schunk: *mut blosc2_schunk,
+    chunk: *mut u8,
+    copy: bool,
+) -> i64 {
+    guard(fail() as i64, || {
+        // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return Error::NullPointer.code() as i64;
+        };
+        // SAFETY: the caller guarantees the chunk.
+        let c = match unsafe { read_chunk(chunk, copy) } {
+            Ok(c) => c,
+            Err(e) => return e.code() as i64,
+        };
+        let n = h.core.nchunks() as usize;
+        if let Err(e) = h.reserve_data(n + 1) {
+            return e.code() as i64;
+        }
+        let r = h.core.append_chunk(c);
+        h.write_data_from(n);
+        h.sync();
+        code64(r)
+    })
+}
+
+/// Insert a chunk at position `nchunk`.
+///
+/// # Safety
+/// As `blosc2_schunk_append_chunk`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    chunk: *mut u8,
+    copy: bool,
+) -> i64 {
+    guard(fail() as i64, || {
+        // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return Error::NullPointer.code() as i64;
+        };
+        // SAFETY: the caller guarantees the chunk.
+        let c = match unsafe { read_chunk(chunk, copy) } {
+            Ok(c) => c,
+            Err(e) => return e.code() as i64,
+        };
+        let n = h.core.nchunks() as usize;
+        if let Err(e) = h.reserve_data(n + 1) {
+            return e.code() as i64;
+        }
+        let r = h.core.insert_chunk(nchunk, c);
+        if r.is_ok() {
+            h.write_data_from(nchunk as usize);
+        }
+        h.sync();
+        code64(r)
+    })
+}
+
+/// Replace chunk `nchunk`.
+///
+/// # Safety
+/// As `blosc2_schunk_append_chunk`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_update_chunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    chunk: *mut u8,
+    copy: bool,
+) -> i64 {
+    guard(fail() as i64, || {
+        // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return Error::NullPointer.code() as i64;
+        };
+        // A chunk that is already ours (e.g. from blosc2_schunk_get_chunk) is copied, not
+        // adopted a second time.
+        let already_ours = usize::try_from(nchunk)
+            .ok()
+            .and_then(|i| h.core.stored_chunk(i))
+            .is_some_and(|b| b.as_ptr() == chunk);
+        // SAFETY: the caller guarantees the chunk.
+        let c = match unsafe { read_chunk(chunk, copy || already_ours) } {
+            Ok(c) => c,
+            Err(e) => return e.code() as i64,
+        };
+        let r = h.core.update_chunk(nchunk, c);
+        if r.is_ok() {
+            h.write_data(nchunk as usize, nchunk as usize + 1);
+        }
+        h.sync();
+        code64(r)
+    })
+}
+
+/// Delete chunk `nchunk`.
+///
+/// # Safety
+/// `schunk` must be a live super-chunk.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_delete_chunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+) -> i64 {
+    guard(fail() as i64, || {
+        // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return Error::NullPointer.code() as i64;
+        };
+        let r = h.core.delete_chunk(nchunk);
+        if r.is_ok() {
+            h.write_data_from(nchunk as usize);
+            let n = h.core.nchunks() as usize;
+            if n < h.data_cap && h.core.is_memory() {
+                // SAFETY: `n < data_cap`; the stale last entry is cleared.
+                unsafe { *h.c.data.add(n) = ptr::null_mut() };
+            }
+        }
+        h.sync();
+        code64(r)
+    })
+}
+
+/// Compress `nbytes` of `src` with the super-chunk's compression context and append them.
+///
+/// # Safety
+/// `schunk` live; `src` readable for `nbytes`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_append_buffer(
+    schunk: *mut blosc2_schunk,
+    src: *const c_void,
+    nbytes: i32,
+) -> i64 {
+    guard(fail() as i64, || {
+        // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return Error::NullPointer.code() as i64;
+        };
+        if nbytes < 0 {
+            crate::trace_error!("Input buffer size cannot be negative");
+            return Error::MaxBufsizeExceeded.code() as i64;
+        }
+        // SAFETY: the caller guarantees `nbytes` readable bytes.
+        let Some(s) = (unsafe { slice(src, nbytes as usize) }) else {
+            return Error::NullPointer.code() as i64;
+        };
+        let n = h.core.nchunks() as usize;
+        if let Err(e) = h.reserve_data(n + 1) {
+            return e.code() as i64;
+        }
+        let (cctx, cp) = (h.c.cctx, h.core.cparams().clone());
+        let r = h
+            .core
+            .append_buffer_by(&mut |n, s| ctx_compress(cctx, &cp, n, s), s);
+        h.write_data_from(n);
+        h.sync();
+        code64(r)
+    })
+}
+
+/// Decompress chunk `nchunk` into `dest` (`nbytes` must hold the whole chunk). Returns its
+/// size.
+///
+/// # Safety
+/// `schunk` live; `dest` writable for `nbytes`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    dest: *mut c_void,
+    nbytes: i32,
+) -> c_int {
+    guard(fail(), || {
+        // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return Error::NullPointer.code();
+        };
+        if nbytes < 0 {
+            crate::trace_error!("`nbytes` cannot be negative");
+            return Error::InvalidParam.code();
+        }
+        // SAFETY: the caller guarantees `nbytes` writable bytes.
+        let Some(d) = (unsafe { slice_mut(dest, nbytes as usize) }) else {
+            return Error::NullPointer.code();
+        };
+        let dp = h.cur_dparams();
+        let mask = h.take_maskout();
+        let r = h
+            .core
+            .decompress_chunk_with(&dp, nchunk, d, mask.as_deref());
+        h.sync();
+        super::code_of(r)
+    })
+}
+
+unsafe fn get_chunk_impl(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    chunk: *mut *mut u8,
+    needs_free: *mut bool,
+) -> c_int {
+    // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
+    let Some(h) = (unsafe { handle(schunk) }) else {
+        return Error::NullPointer.code();
+    };
+    if chunk.is_null() || needs_free.is_null() {
+        return Error::NullPointer.code();
+    }
+    match h.core.get_chunk(nchunk) {
+        Ok(Cow::Borrowed(b)) => {
+            // SAFETY: both out-pointers checked for NULL. Chunks held in memory are lent.
+            unsafe {
+                *chunk = b.as_ptr() as *mut u8;
+                *needs_free = false;
+            }
+            b.len() as c_int
+        }
+        Ok(Cow::Owned(b)) => {
+            let p = malloc_copy(&b);
+            if p.is_null() {
+                return Error::MemoryAlloc.code();
+            }
+            // SAFETY: both out-pointers checked for NULL; the caller frees the copy.
+            unsafe {
+                *chunk = p;
+                *needs_free = true;
+            }
+            b.len() as c_int
+        }
+        Err(e) => e.code(),
+    }
+}
+
+/// The stored chunk `nchunk` (`*needs_free` tells whether the caller must `free()` it).
+///
+/// # Safety
+/// `schunk` live; `chunk` and `needs_free` writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_chunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    chunk: *mut *mut u8,
+    needs_free: *mut bool,
+) -> c_int {
+    // SAFETY: forwarded caller guarantees.
+    guard(fail(), || unsafe {
+        get_chunk_impl(schunk, nchunk, chunk, needs_free)
+    })
+}
+
+/// The chunk `nchunk`, lazily (for in-memory super-chunks: the whole chunk, as
+/// `blosc2_schunk_get_chunk`).
+///
+/// # Safety
+/// As `blosc2_schunk_get_chunk`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    chunk: *mut *mut u8,
+    needs_free: *mut bool,
+) -> c_int {
+    // SAFETY: forwarded caller guarantees.
+    guard(fail(), || unsafe {
+        get_chunk_impl(schunk, nchunk, chunk, needs_free)
+    })
+}
+
+/// Decompress block `nblock` of the VL-block chunk `nchunk` into a new `malloc`ed buffer.
+///
+/// # Safety
+/// `schunk` live; `dest` and `destsize` writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_vlblock(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    nblock: i32,
+    dest: *mut *mut u8,
+    destsize: *mut i32,
+) -> c_int {
+    guard(fail(), || {
+        // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return Error::InvalidParam.code();
+        };
+        if dest.is_null() || destsize.is_null() {
+            return Error::InvalidParam.code();
+        }
+        let dp = h.cur_dparams();
+        let saved = h.core.dparams().clone();
+        h.core.set_dparams(dp);
+        let r = h.core.get_vlblock(nchunk, nblock);
+        h.core.set_dparams(saved);
+        match r {
+            Ok(b) => {
+                let p = malloc_copy(&b);
+                if p.is_null() {
+                    return Error::MemoryAlloc.code();
+                }
+                // SAFETY: checked for NULL.
+                unsafe {
+                    *dest = p;
+                    *destsize = b.len() as i32;
+                }
+                b.len() as c_int
+            }
+            Err(e) => e.code(),
+        }
+    })
+}
+
+/// Byte length of the items `[start, stop)` if it is a valid non-empty range of the
+/// super-chunk (`Ok(0)` for an empty range).
+fn range_len(h: &SchunkHandle, start: i64, stop: i64) -> Result<usize, Error> {
+    let ts = h.core.typesize() as i64;
+    if start < 0 || stop < 0 {
+        crate::trace_error!("`start` and `stop` must be non-negative");
+        return Err(Error::InvalidParam);
+    }
+    if start >= stop {
+        return Ok(0);
+    }
+    match stop.checked_mul(ts) {
+        Some(b) if b <= h.core.nbytes() => Ok(((stop - start) * ts) as usize),
+        _ => {
+            crate::trace_error!("`stop` is beyond the end of the super-chunk");
+            Err(Error::InvalidParam)
+        }
+    }
+}
+
+/// Decode the items `[start, stop)` into `buffer`.
+///
+/// # Safety
+/// `schunk` live; `buffer` writable for `(stop - start) * typesize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
+    schunk: *mut blosc2_schunk,
+    start: i64,
+    stop: i64,
+    buffer: *mut c_void,
+) -> c_int {
+    guard(fail(), || {
+        // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return Error::NullPointer.code();
+        };
+        let len = match range_len(h, start, stop) {
+            Ok(n) => n,
+            Err(e) => return e.code(),
+        };
+        // SAFETY: the caller guarantees the buffer size.
+        let Some(d) = (unsafe { slice_mut(buffer, len) }) else {
+            return Error::NullPointer.code();
+        };
+        let dp = h.cur_dparams();
+        let r = h.core.get_slice_with(&dp, start, stop, d);
+        h.sync();
+        match r {
+            Ok(()) => 0,
+            Err(e) => e.code(),
+        }
+    })
+}
+
+/// Overwrite the items `[start, stop)` with `buffer`.
+///
+/// # Safety
+/// `schunk` live; `buffer` readable for `(stop - start) * typesize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
+    schunk: *mut blosc2_schunk,
+    start: i64,
+    stop: i64,
+    buffer: *mut c_void,
+) -> c_int {
+    guard(fail(), || {
+        // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return Error::NullPointer.code();
+        };
+        let len = match range_len(h, start, stop) {
+            Ok(n) => n,
+            Err(e) => return e.code(),
+        };
+        // SAFETY: the caller guarantees the buffer size.
+        let Some(s) = (unsafe { slice(buffer, len) }) else {
+            return Error::NullPointer.code();
+        };
+        let (cctx, cp, dp) = (h.c.cctx, h.core.cparams().clone(), h.cur_dparams());
+        let r = h.core.set_slice_by(
+            &mut |n, s| ctx_compress(cctx, &cp, n, s),
+            &dp,
+            start,
+            stop,
+            s,
+        );
+        h.write_data_from(0);
+        h.sync();
+        match r {
+            Ok(()) => 0,
+            Err(e) => e.code(),
+        }
+    })
+}
+
+/// Decode the items at `coords` (`ncoords` of them) into `buffer`.
+///
+/// # Safety
+/// `schunk` live; `coords` readable for `ncoords` entries; `buffer` writable for
+/// `ncoords * typesize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(
+    schunk: *mut blosc2_schunk,
+    ncoords: i64,
+    coords: *const i64,
+    buffer: *mut c_void,
+) -> c_int {
+    guard(fail(), || {
+        // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return Error::InvalidParam.code();
+        };
+        if ncoords == 0 {
+            return 0;
+        }
+        if ncoords < 0 || coords.is_null() || buffer.is_null() {
+            return Error::InvalidParam.code();
+        }
+        let ts = h.core.typesize() as i64;
+        let Some(len) = ncoords.checked_mul(ts).filter(|&n| n <= isize::MAX as i64) else {
+            return Error::InvalidParam.code();
+        };
+        // SAFETY: the caller guarantees `ncoords` coordinates and the buffer size.
+        let (c, d) = unsafe {
+            (
+                core::slice::from_raw_parts(coords, ncoords as usize),
+                core::slice::from_raw_parts_mut(buffer as *mut u8, len as usize),
+            )
+        };
+        let dp = h.cur_dparams();
+        let r = h.core.get_sparse_with(&dp, c, d);
+        h.sync();
+        match r {
+            Ok(()) => 0,
+            Err(e) => e.code(),
+        }
+    })
+}
+
+/// The chunk numbers holding the items `[*start, *stop)`, in a new `malloc`ed array.
+///
+/// # Safety
+/// `schunk` live; `start`, `stop` readable; `chunks_idx` writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_get_slice_nchunks(
+    schunk: *mut blosc2_schunk,
+    start: *mut i64,
+    stop: *mut i64,
+    chunks_idx: *mut *mut i64,
+) -> i64 {
+    guard(fail() as i64, || {
+        // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return Error::NullPointer.code() as i64;
+        };
+        if start.is_null() || stop.is_null() || chunks_idx.is_null() {
+            return Error::NullPointer.code() as i64;
+        }
+        // SAFETY: checked for NULL.
+        let (a, b) = unsafe { (*start, *stop) };
+        let idx = if super::meta::is_ndim(h) {
+            // SAFETY: for n-dimensional arrays `start` and `stop` hold `ndim` entries.
+            unsafe { super::meta::ndim_slice_nchunks(h, start, stop) }
+        } else {
+            h.core.slice_nchunks(a, b)
+        };
+        let idx = match idx {
+            Ok(v) => v,
+            Err(e) => return e.code() as i64,
+        };
+        // SAFETY: a C allocation of the index array (at least one byte).
+        let p = unsafe { libc::malloc((idx.len() * 8).max(1)) } as *mut i64;
+        if p.is_null() {
+            return Error::MemoryAlloc.code() as i64;
+        }
+        // SAFETY: `p` holds `idx.len()` i64 values; `chunks_idx` checked for NULL.
+        unsafe {
+            ptr::copy_nonoverlapping(idx.as_ptr(), p, idx.len());
+            *chunks_idx = p;
+        }
+        idx.len() as i64
+    })
+}
+
+/// A new `calloc`ed copy of the super-chunk's compression parameters (the caller frees it).
+///
+/// # Safety
+/// `schunk` live; `cparams` writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_cparams(
+    schunk: *mut blosc2_schunk,
+    cparams: *mut *mut blosc2_cparams,
+) -> c_int {
+    guard(fail(), || {
+        // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return Error::NullPointer.code();
+        };
+        if cparams.is_null() {
+            return Error::NullPointer.code();
+        }
+        let s = &h.c;
+        let c = blosc2_cparams {
+            schunk: schunk as *mut c_void,
+            filters: s.filters,
+            filters_meta: s.filters_meta,
+            compcode: s.compcode,
+            compcode_meta: s.compcode_meta,
+            clevel: s.clevel,
+            use_dict: s.use_dict as c_int,
+            typesize: s.typesize,
+            blocksize: s.blocksize,
+            splitmode: s.splitmode as i32,
+            nthreads: h.cur_cparams().nthreads,
+            ..blosc2_cparams::default()
+        };
+        let p = calloc_value(&c);
+        if p.is_null() {
+            return Error::MemoryAlloc.code();
+        }
+        // SAFETY: checked for NULL.
+        unsafe { *cparams = p };
+        0
+    })
+}
+
+/// A new `calloc`ed copy of the super-chunk's decompression parameters (the caller frees it).
+///
+/// # Safety
+/// `schunk` live; `dparams` writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_dparams(
+    schunk: *mut blosc2_schunk,
+    dparams: *mut *mut blosc2_dparams,
+) -> c_int {
+    guard(fail(), || {
+        // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return Error::NullPointer.code();
+        };
+        if dparams.is_null() {
+            return Error::NullPointer.code();
+        }
+        let d = blosc2_dparams {
+            nthreads: h.cur_dparams().nthreads,
+            schunk: schunk as *mut c_void,
+            postfilter: None,
+            postparams: ptr::null_mut(),
+            typesize: 0,
+        };
+        let p = calloc_value(&d);
+        if p.is_null() {
+            return Error::MemoryAlloc.code();
+        }
+        // SAFETY: checked for NULL.
+        unsafe { *dparams = p };
+        0
+    })
+}
+
+fn calloc_value<T: Copy>(v: &T) -> *mut T {
+    // SAFETY: a zeroed C allocation of the value's size, written once.
+    unsafe {
+        let p = libc::calloc(1, core::mem::size_of::<T>()) as *mut T;
+        if !p.is_null() {
+            p.write(*v);
+        }
+        p
+    }
+}
+
+/// Reorder the chunks: the new chunk `i` is the old chunk `offsets_order[i]` (a permutation
+/// of `0..nchunks`).
+///
+/// # Safety
+/// `schunk` live; `offsets_order` readable for `nchunks` entries.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_reorder_offsets(
+    schunk: *mut blosc2_schunk,
+    offsets_order: *mut i64,
+) -> c_int {
+    guard(fail(), || {
+        // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return Error::NullPointer.code();
+        };
+        let n = h.core.nchunks() as usize;
+        if offsets_order.is_null() && n > 0 {
+            return Error::NullPointer.code();
+        }
+        let order: &[i64] = if n == 0 {
+            &[]
+        } else {
+            // SAFETY: the caller guarantees `nchunks` entries.
+            unsafe { core::slice::from_raw_parts(offsets_order, n) }
+        };
+        let r = h.core.reorder_offsets(order);
+        h.write_data_from(0);
+        h.sync();
+        match r {
+            Ok(()) => 0,
+            Err(e) => e.code(),
+        }
+    })
+}
+
+/// Fill an empty super-chunk with `nitems` special values (zeros, NaNs, uninitialised) in
+/// chunks of `chunksize` bytes. Returns the number of chunks.
+///
+/// # Safety
+/// `schunk` must be a live super-chunk.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_fill_special(
+    schunk: *mut blosc2_schunk,
+    nitems: i64,
+    special_value: c_int,
+    chunksize: i32,
+) -> i64 {
+    guard(fail() as i64, || {
+        // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return Error::NullPointer.code() as i64;
+        };
+        let mut r = h.core.fill_special(nitems, special_value, chunksize);
+        if r.is_ok() {
+            if let Err(e) = h.reserve_data(h.core.nchunks() as usize) {
+                while h.core.nchunks() > 0 {
+                    let _ = h.core.delete_chunk(h.core.nchunks() - 1);
+                }
+                r = Err(e);
+            }
+            h.write_data_from(0);
+        }
+        h.sync();
+        code64(r)
+    })
+}
+
+/// Take the frame lock (a no-op returning 0 for in-memory super-chunks).
+///
+/// # Safety
+/// `schunk` must be a live super-chunk.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_lock(schunk: *mut blosc2_schunk) -> c_int {
+    // SAFETY: checked for NULL.
+    guard(fail(), || match unsafe { handle(schunk) } {
+        Some(_) => 0,
+        None => Error::NullPointer.code(),
+    })
+}
+
+/// Release the frame lock (a no-op returning 0 for in-memory super-chunks).
+///
+/// # Safety
+/// `schunk` must be a live super-chunk.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_unlock(schunk: *mut blosc2_schunk) -> c_int {
+    // SAFETY: checked for NULL.
+    guard(fail(), || match unsafe { handle(schunk) } {
+        Some(_) => 0,
+        None => Error::NullPointer.code(),
+    })
+}
+
+/// Re-read the counters of an on-disk super-chunk changed elsewhere (0: already current,
+/// always the case in memory).
+///
+/// # Safety
+/// `schunk` must be a live super-chunk.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_refresh(schunk: *mut blosc2_schunk) -> c_int {
+    guard(fail(), || {
+        // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
+        match unsafe { handle(schunk) } {
+            Some(h) => {
+                h.sync();
+                0
+            }
+            None => Error::NullPointer.code(),
+        }
+    })
+}
+
+/// Whether freeing the super-chunk should leave a caller-provided contiguous frame buffer
+/// alone (only meaningful for super-chunks made from a buffer without copy).
+///
+/// # Safety
+/// `schunk` must be NULL or a live super-chunk.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_avoid_cframe_free(
+    schunk: *mut blosc2_schunk,
+    avoid_cframe_free: bool,
+) {
+    guard((), || {
+        // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
+        if let Some(h) = unsafe { handle(schunk) } {
+            h.avoid_cframe_free = avoid_cframe_free;
+        }
+    })
+}

@@ -1,0 +1,168 @@
+//! Metalayers (fixed size, set up front) and variable-length metalayers (stored as compressed
+//! Blosc chunks) of a super-chunk (FRAME.md §3, §6, §7).
+
+use super::{compress_chunk, Schunk};
+use crate::chunk::{self, header::Header};
+use crate::error::{Error, Result};
+use crate::params::{CParams, DParams};
+
+/// Maximum number of metalayers.
+pub const MAX_METALAYERS: usize = 16;
+/// Maximum number of variable-length metalayers (the size of the C struct's array).
+pub const MAX_VLMETALAYERS: usize = 8 * 1024;
+/// Maximum length of a metalayer name in bytes.
+pub const METALAYER_NAME_MAXLEN: usize = 31;
+
+/// A named metalayer. For variable-length metalayers `content` is the *compressed* Blosc chunk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Metalayer {
+    /// Name (at most [`METALAYER_NAME_MAXLEN`] bytes).
+    pub name: String,
+    /// Content (fixed metalayers) or stored chunk (variable-length metalayers).
+    pub content: Vec<u8>,
+}
+
+fn check_name(name: &str) -> Result<()> {
+    if name.len() > METALAYER_NAME_MAXLEN {
+        crate::trace_error!(
+            "Metalayer names cannot be larger than {} chars",
+            METALAYER_NAME_MAXLEN
+        );
+        return Err(Error::InvalidParam);
+    }
+    Ok(())
+}
+
+fn find(list: &[Metalayer], name: &str) -> Result<usize> {
+    check_name(name)?;
+    list.iter()
+        .position(|m| m.name == name)
+        .ok_or(Error::NotFound)
+}
+
+impl Schunk {
+    /// The fixed-size metalayers, in insertion order.
+    pub fn metalayers(&self) -> &[Metalayer] {
+        &self.metalayers
+    }
+
+    /// The variable-length metalayers (content = stored chunk), in insertion order.
+    pub fn vlmetalayers(&self) -> &[Metalayer] {
+        &self.vlmetalayers
+    }
+
+    /// Index of the metalayer `name` (`NotFound` if absent, `InvalidParam` for a too long name).
+    pub fn meta_exists(&self, name: &str) -> Result<usize> {
+        find(&self.metalayers, name)
+    }
+
+    /// Add a metalayer; returns its index. At most [`MAX_METALAYERS`]; names must be unique.
+    pub fn meta_add(&mut self, name: &str, content: &[u8]) -> Result<usize> {
+        check_name(name)?;
+        if self.meta_exists(name).is_ok() {
+            crate::trace_error!("Metalayer \"{}\" already exists", name);
+            return Err(Error::InvalidParam);
+        }
+        if self.metalayers.len() >= MAX_METALAYERS {
+            crate::trace_error!("Cannot add more than {} metalayers", MAX_METALAYERS);
+            return Err(Error::InvalidParam);
+        }
+        self.metalayers.push(Metalayer {
+            name: name.to_string(),
+            content: content.to_vec(),
+        });
+        self.change_tick += 1;
+        Ok(self.metalayers.len() - 1)
+    }
+
+    /// Overwrite the start of metalayer `name` with `content`, which may not be longer than the
+    /// existing content (the length of the metalayer does not change, as in C-Blosc2; a longer
+    /// update is an error here, C-Blosc2 ignores it). Returns its index.
+    pub fn meta_update(&mut self, name: &str, content: &[u8]) -> Result<usize> {
+        let i = self.meta_exists(name)?;
+        let old = &mut self.metalayers[i].content;
+        if content.len() > old.len() {
+            crate::trace_error!(
+                "`content_len` cannot exceed the existing size of {} bytes",
+                old.len()
+            );
+            return Err(Error::InvalidParam);
+        }
+        old[..content.len()].copy_from_slice(content);
+        self.change_tick += 1;
+        Ok(i)
+    }
+
+    /// Index of the variable-length metalayer `name`.
+    pub fn vlmeta_exists(&self, name: &str) -> Result<usize> {
+        find(&self.vlmetalayers, name)
+    }
+
+    /// Add a variable-length metalayer, compressing `content` with `cparams`; returns its index.
+    pub fn vlmeta_add(&mut self, name: &str, content: &[u8], cparams: &CParams) -> Result<usize> {
+        check_name(name)?;
+        if self.vlmeta_exists(name).is_ok() {
+            crate::trace_error!("Variable-length metalayer \"{}\" already exists", name);
+            return Err(Error::InvalidParam);
+        }
+        if self.vlmetalayers.len() >= MAX_VLMETALAYERS {
+            crate::trace_error!(
+                "Cannot add more than {} variable-length metalayers",
+                MAX_VLMETALAYERS
+            );
+            return Err(Error::InvalidParam);
+        }
+        let chunk = compress_chunk(cparams, -1, content)?;
+        self.vlmetalayers.push(Metalayer {
+            name: name.to_string(),
+            content: chunk,
+        });
+        self.change_tick += 1;
+        Ok(self.vlmetalayers.len() - 1)
+    }
+
+    /// Replace the content of variable-length metalayer `name`; returns its index.
+    pub fn vlmeta_update(
+        &mut self,
+        name: &str,
+        content: &[u8],
+        cparams: &CParams,
+    ) -> Result<usize> {
+        let i = self.vlmeta_exists(name)?;
+        let chunk = compress_chunk(cparams, -1, content)?;
+        self.vlmetalayers[i].content = chunk;
+        self.change_tick += 1;
+        Ok(i)
+    }
+
+    /// The decompressed content of variable-length metalayer `name`.
+    pub fn vlmeta_get(&self, name: &str) -> Result<Vec<u8>> {
+        let i = self.vlmeta_exists(name)?;
+        let stored = &self.vlmetalayers[i].content;
+        let h = Header::parse(stored)?;
+        if h.cbytes as usize != stored.len() {
+            crate::trace_error!("User metalayer \"{}\" is corrupted", name);
+            return Err(Error::Data);
+        }
+        let dp = DParams {
+            postfilter: None,
+            nchunk: -1,
+            ..self.dparams.clone()
+        };
+        let mut out = vec![0u8; h.nbytes as usize];
+        let n = chunk::decompress(&dp, stored, &mut out, None)?;
+        if n != out.len() {
+            crate::trace_error!("User metalayer \"{}\" is corrupted", name);
+            return Err(Error::ReadBuffer);
+        }
+        Ok(out)
+    }
+
+    /// Delete variable-length metalayer `name`; returns the number left.
+    pub fn vlmeta_delete(&mut self, name: &str) -> Result<usize> {
+        let i = self.vlmeta_exists(name)?;
+        self.vlmetalayers.remove(i);
+        self.change_tick += 1;
+        Ok(self.vlmetalayers.len())
+    }
+}

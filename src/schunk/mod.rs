@@ -1,0 +1,701 @@
+//! The super-chunk: an ordered sequence of Blosc chunks sharing compression parameters, with
+//! fixed-size metalayers and variable-length metalayers (FRAME.md §7).
+//!
+//! A [`Schunk`] keeps the user-facing state (parameters, counters, `chunksize`, metalayers) and
+//! stores its chunks in a [`Store`]. For now the only store is an in-memory list of chunks (a
+//! "sparse" in-memory super-chunk, C-Blosc2's `schunk->frame == NULL`); a frame-backed store
+//! (contiguous frame in memory, file, sparse directory) will be a second variant.
+//!
+//! Chunk-size rules (as C-Blosc2 3.3): the first chunk sets `chunksize`; a chunk larger than
+//! `chunksize`, or any chunk placed after a smaller one, switches the super-chunk to variable
+//! chunk sizes (`chunksize == 0`, for good); a smaller chunk may only be the last one. VL-block
+//! chunks and regular chunks cannot be mixed.
+
+mod meta;
+mod slice;
+
+pub use meta::{Metalayer, MAX_METALAYERS, MAX_VLMETALAYERS, METALAYER_NAME_MAXLEN};
+
+use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE, MAX_OVERHEAD};
+use crate::chunk::{self, special};
+use crate::error::{Error, Result};
+use crate::params::{CParams, DParams};
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// Makes one chunk out of the data of chunk number `nchunk` (the C layer compresses through
+/// the super-chunk's compression context, as C-Blosc2 does).
+pub type Compressor<'a> = dyn FnMut(i64, &[u8]) -> Result<Vec<u8>> + 'a;
+
+/// The bytes of one stored chunk. Implemented for `Vec<u8>`, `Box<[u8]>` and `Arc<[u8]>`; the
+/// C layer implements it for buffers taken over from C callers, so that they are released with
+/// the allocator they came from. Only the first `cbytes` bytes (from the chunk header) are used.
+pub trait ChunkBytes: Send + Sync {
+    /// The buffer holding the chunk (at least `cbytes` long).
+    fn bytes(&self) -> &[u8];
+}
+
+impl ChunkBytes for Vec<u8> {
+    fn bytes(&self) -> &[u8] {
+        self
+    }
+}
+
+impl ChunkBytes for Box<[u8]> {
+    fn bytes(&self) -> &[u8] {
+        self
+    }
+}
+
+impl ChunkBytes for Arc<[u8]> {
+    fn bytes(&self) -> &[u8] {
+        self
+    }
+}
+
+/// A chunk handed to a super-chunk. Its bytes are validated first, and only when the chunk is
+/// accepted is its storage taken over with [`IntoChunk::into_stored`], so that a rejected chunk
+/// stays with the caller.
+pub trait IntoChunk {
+    /// The chunk bytes (at least the `cbytes` of its header).
+    fn bytes(&self) -> &[u8];
+    /// Take the storage over (the super-chunk keeps it, or drops it once copied elsewhere).
+    fn into_stored(self) -> Box<dyn ChunkBytes>;
+}
+
+impl IntoChunk for Vec<u8> {
+    fn bytes(&self) -> &[u8] {
+        self
+    }
+    fn into_stored(self) -> Box<dyn ChunkBytes> {
+        Box::new(self)
+    }
+}
+
+impl IntoChunk for &[u8] {
+    fn bytes(&self) -> &[u8] {
+        self
+    }
+    fn into_stored(self) -> Box<dyn ChunkBytes> {
+        Box::new(self.to_vec())
+    }
+}
+
+/// One chunk held in memory, with the sizes read from its header.
+struct Stored {
+    buf: Box<dyn ChunkBytes>,
+    nbytes: i32,
+    cbytes: i32,
+}
+
+impl Stored {
+    fn bytes(&self) -> &[u8] {
+        &self.buf.bytes()[..self.cbytes as usize]
+    }
+}
+
+/// Where the chunks of a super-chunk live.
+///
+/// Frame-backed super-chunks (contiguous frame in memory or in a file, sparse frame directory)
+/// will be a `Frame(crate::frame::Frame)` variant (see FRAME_API.md): every chunk operation
+/// below then forwards to the frame (`append_chunk`, `insert_chunk`, `update_chunk`,
+/// `delete_chunk`, `reorder_offsets`, `get_chunk` giving owned bytes for stored or synthesised
+/// special chunks), the counters come from the frame (`nbytes`, `cbytes`: specials count 0),
+/// and metalayer changes are pushed to it (`add_metalayer` only before the first chunk,
+/// `update_metalayer`, `set_vlmetalayer`, `delete_vlmetalayer`).
+enum Store {
+    /// Chunks held in memory one by one (C-Blosc2: `frame == NULL`).
+    Memory(Vec<Stored>),
+}
+
+/// The operation a chunk is admitted for (the rules differ slightly).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Append,
+    Insert(usize),
+    Update(usize),
+}
+
+impl Op {
+    fn error(self) -> Error {
+        match self {
+            Op::Append => Error::ChunkAppend,
+            Op::Insert(_) => Error::ChunkInsert,
+            Op::Update(_) => Error::ChunkUpdate,
+        }
+    }
+}
+
+/// A super-chunk.
+pub struct Schunk {
+    cparams: CParams,
+    dparams: DParams,
+    store: Store,
+    nbytes: i64,
+    cbytes: i64,
+    chunksize: i32,
+    flags2: u8,
+    current_nchunk: i64,
+    metalayers: Vec<Metalayer>,
+    vlmetalayers: Vec<Metalayer>,
+    change_tick: i64,
+}
+
+impl std::fmt::Debug for Schunk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Schunk")
+            .field("cparams", &self.cparams)
+            .field("nchunks", &self.nchunks())
+            .field("nbytes", &self.nbytes)
+            .field("cbytes", &self.cbytes)
+            .field("chunksize", &self.chunksize)
+            .field("metalayers", &self.metalayers.len())
+            .field("vlmetalayers", &self.vlmetalayers.len())
+            .finish()
+    }
+}
+
+/// The `flags2` bit of VL-block chunks.
+const VL_BLOCKS: u8 = 0x01;
+
+/// Validate the chunk at the start of `bytes`; returns its header.
+fn check_chunk(bytes: &[u8]) -> Result<Header> {
+    let h = Header::parse(bytes)?;
+    if h.cbytes as usize > bytes.len() {
+        crate::trace_error!("The chunk is shorter than its header says");
+        return Err(Error::ReadBuffer);
+    }
+    Ok(h)
+}
+
+impl Schunk {
+    /// An empty in-memory super-chunk compressing with `cparams` and decompressing with
+    /// `dparams`. The parameters are checked when used (as C-Blosc2 does).
+    pub fn new(cparams: CParams, dparams: DParams) -> Schunk {
+        Schunk {
+            cparams,
+            dparams,
+            store: Store::Memory(Vec::new()),
+            nbytes: 0,
+            cbytes: 0,
+            chunksize: -1,
+            flags2: 0,
+            current_nchunk: 0,
+            metalayers: Vec::new(),
+            vlmetalayers: Vec::new(),
+            change_tick: 0,
+        }
+    }
+
+    /// The compression parameters.
+    pub fn cparams(&self) -> &CParams {
+        &self.cparams
+    }
+
+    /// The decompression parameters.
+    pub fn dparams(&self) -> &DParams {
+        &self.dparams
+    }
+
+    /// Replace the compression parameters (used for the chunks compressed from now on).
+    pub fn set_cparams(&mut self, p: CParams) {
+        self.cparams = p;
+    }
+
+    /// Replace the decompression parameters.
+    pub fn set_dparams(&mut self, p: DParams) {
+        self.dparams = p;
+    }
+
+    /// The element size of the super-chunk (may exceed 255).
+    pub fn typesize(&self) -> i32 {
+        self.cparams.typesize
+    }
+
+    /// Number of chunks.
+    pub fn nchunks(&self) -> i64 {
+        match &self.store {
+            Store::Memory(v) => v.len() as i64,
+        }
+    }
+
+    /// Uncompressed size of all chunks.
+    pub fn nbytes(&self) -> i64 {
+        self.nbytes
+    }
+
+    /// Stored size of all chunks (headers included).
+    pub fn cbytes(&self) -> i64 {
+        self.cbytes
+    }
+
+    /// The common uncompressed chunk size: -1 before the first chunk, 0 when sizes vary.
+    pub fn chunksize(&self) -> i32 {
+        self.chunksize
+    }
+
+    /// Secondary chunk flags shared by all chunks (bit 0: VL-block chunks); 0 when empty.
+    pub fn flags2(&self) -> u8 {
+        self.flags2
+    }
+
+    /// Whether the chunks are VL-block chunks.
+    pub fn is_vlblocks(&self) -> bool {
+        self.flags2 & VL_BLOCKS != 0
+    }
+
+    /// The chunk most recently accessed (appended, inserted, updated, deleted or decompressed).
+    pub fn current_nchunk(&self) -> i64 {
+        self.current_nchunk
+    }
+
+    /// Bumped on every change of the metalayers or variable-length metalayers.
+    pub fn change_tick(&self) -> i64 {
+        self.change_tick
+    }
+
+    /// Whether the chunks are held in memory one by one (then [`Schunk::stored_chunk`] gives
+    /// stable slices of them).
+    pub fn is_memory(&self) -> bool {
+        matches!(self.store, Store::Memory(_))
+    }
+
+    /// The in-memory bytes of chunk `n` (`None` out of range or when not held in memory). The
+    /// slice stays at the same address until the chunk is updated or deleted.
+    pub fn stored_chunk(&self, n: usize) -> Option<&[u8]> {
+        match &self.store {
+            Store::Memory(v) => v.get(n).map(Stored::bytes),
+        }
+    }
+
+    fn index(&self, n: i64) -> Result<usize> {
+        if n < 0 || n >= self.nchunks() {
+            crate::trace_error!(
+                "nchunk ('{}') exceeds the number of chunks ('{}') in super-chunk",
+                n,
+                self.nchunks()
+            );
+            return Err(Error::InvalidParam);
+        }
+        Ok(n as usize)
+    }
+
+    /// The uncompressed size of chunk `n`.
+    pub fn chunk_nbytes(&self, n: i64) -> Result<i32> {
+        let i = self.index(n)?;
+        match &self.store {
+            Store::Memory(v) => Ok(v[i].nbytes),
+        }
+    }
+
+    /// The stored bytes of chunk `n` (exactly its `cbytes`): borrowed for chunks held in
+    /// memory (frame-backed stores will also give owned, synthesised or read chunks).
+    pub fn get_chunk(&self, n: i64) -> Result<Cow<'_, [u8]>> {
+        let i = self.index(n)?;
+        match &self.store {
+            Store::Memory(v) => Ok(Cow::Borrowed(v[i].bytes())),
+        }
+    }
+
+    /// Check that a chunk with header `h` may be placed by `op`; returns the new `chunksize`.
+    fn admit(&self, h: &Header, op: Op) -> Result<i32> {
+        let n = self.nchunks() as usize;
+        let others = if matches!(op, Op::Update(_)) {
+            n - 1
+        } else {
+            n
+        };
+        if others > 0 && h.is_vlblocks() != self.is_vlblocks() {
+            crate::trace_error!(
+                "VL-block chunks and regular chunks cannot be mixed in a super-chunk"
+            );
+            return Err(op.error());
+        }
+        let nb = h.nbytes;
+        let last_nbytes = |s: &Self| match &s.store {
+            Store::Memory(v) => v.last().map(|c| c.nbytes),
+        };
+        Ok(match self.chunksize {
+            -1 => nb,
+            0 => 0,
+            c => {
+                let like_append =
+                    |s: &Self| nb > c || (n > 0 && last_nbytes(s).is_some_and(|l| l < c));
+                let variable = match op {
+                    Op::Append => like_append(self),
+                    Op::Insert(i) if i == n => like_append(self),
+                    Op::Insert(_) => nb != c,
+                    Op::Update(i) => nb > c || (i + 1 < n && nb < c),
+                };
+                if variable {
+                    0
+                } else {
+                    c
+                }
+            }
+        })
+    }
+
+    fn place(&mut self, chunk: impl IntoChunk, op: Op) -> Result<i64> {
+        let h = check_chunk(chunk.bytes())?;
+        let n = self.nchunks() as usize;
+        match op {
+            Op::Insert(i) if i > n => return Err(Error::InvalidParam),
+            Op::Update(i) if i >= n => return Err(Error::InvalidParam),
+            _ => {}
+        }
+        let chunksize = self.admit(&h, op)?;
+        let stored = Stored {
+            buf: chunk.into_stored(),
+            nbytes: h.nbytes,
+            cbytes: h.cbytes,
+        };
+        let others = if matches!(op, Op::Update(_)) {
+            n - 1
+        } else {
+            n
+        };
+        match &mut self.store {
+            Store::Memory(v) => match op {
+                Op::Append => {
+                    v.try_reserve(1).map_err(|_| Error::MemoryAlloc)?;
+                    self.current_nchunk = n as i64;
+                    v.push(stored);
+                }
+                Op::Insert(i) => {
+                    v.try_reserve(1).map_err(|_| Error::MemoryAlloc)?;
+                    self.current_nchunk = i as i64;
+                    v.insert(i, stored);
+                }
+                Op::Update(i) => {
+                    self.current_nchunk = i as i64;
+                    let old = std::mem::replace(&mut v[i], stored);
+                    self.nbytes -= old.nbytes as i64;
+                    self.cbytes -= old.cbytes as i64;
+                }
+            },
+        }
+        self.nbytes += h.nbytes as i64;
+        self.cbytes += h.cbytes as i64;
+        self.chunksize = chunksize;
+        if others == 0 {
+            self.flags2 = h.blosc2_flags2;
+        }
+        Ok(self.nchunks())
+    }
+
+    /// Append a chunk; returns the new number of chunks.
+    pub fn append_chunk(&mut self, chunk: impl IntoChunk) -> Result<i64> {
+        self.place(chunk, Op::Append)
+    }
+
+    /// Insert a chunk at position `n` (`0..=nchunks`); returns the new number of chunks.
+    pub fn insert_chunk(&mut self, n: i64, chunk: impl IntoChunk) -> Result<i64> {
+        if n < 0 || n > self.nchunks() {
+            crate::trace_error!(
+                "nchunk ('{}') exceeds the number of chunks ('{}') in super-chunk",
+                n,
+                self.nchunks()
+            );
+            return Err(Error::InvalidParam);
+        }
+        self.place(chunk, Op::Insert(n as usize))
+    }
+
+    /// Replace chunk `n`; returns the number of chunks.
+    pub fn update_chunk(&mut self, n: i64, chunk: impl IntoChunk) -> Result<i64> {
+        let i = self.index(n)?;
+        self.place(chunk, Op::Update(i))
+    }
+
+    /// Delete chunk `n`; returns the new number of chunks.
+    pub fn delete_chunk(&mut self, n: i64) -> Result<i64> {
+        let i = self.index(n)?;
+        match &mut self.store {
+            Store::Memory(v) => {
+                let old = v.remove(i);
+                self.nbytes -= old.nbytes as i64;
+                self.cbytes -= old.cbytes as i64;
+            }
+        }
+        self.current_nchunk = i as i64;
+        if self.nchunks() == 0 {
+            self.flags2 = 0;
+        }
+        Ok(self.nchunks())
+    }
+
+    /// Reorder the chunks: the new chunk `i` is the old chunk `order[i]`. `order` must be a
+    /// permutation of `0..nchunks`.
+    pub fn reorder_offsets(&mut self, order: &[i64]) -> Result<()> {
+        let n = self.nchunks() as usize;
+        let mut seen = vec![false; n];
+        if order.len() != n {
+            crate::trace_error!("The order must have one entry per chunk");
+            return Err(Error::Data);
+        }
+        for &o in order {
+            if o < 0 || o as usize >= n || seen[o as usize] {
+                crate::trace_error!("Index is repeated or out of range in offsets_order");
+                return Err(Error::Data);
+            }
+            seen[o as usize] = true;
+        }
+        match &mut self.store {
+            Store::Memory(v) => {
+                let mut old: Vec<Option<Stored>> = v.drain(..).map(Some).collect();
+                for &o in order {
+                    if let Some(c) = old[o as usize].take() {
+                        v.push(c);
+                    }
+                }
+            }
+        }
+        // A smaller chunk that is no longer the last one makes the sizes variable.
+        if self.chunksize > 0 {
+            let c = self.chunksize;
+            let ok = match &self.store {
+                Store::Memory(v) => v
+                    .iter()
+                    .enumerate()
+                    .all(|(i, s)| s.nbytes == c || (i + 1 == n && s.nbytes <= c)),
+            };
+            if !ok {
+                self.chunksize = 0;
+            }
+        }
+        Ok(())
+    }
+
+    /// Compress `src` with `compress` (given the number of the new chunk) and append it;
+    /// returns the new number of chunks.
+    pub fn append_buffer_by(&mut self, compress: &mut Compressor<'_>, src: &[u8]) -> Result<i64> {
+        let n = self.nchunks();
+        self.current_nchunk = n;
+        let chunk = compress(n, src)?;
+        self.append_chunk(chunk)
+    }
+
+    /// Compress `src` with `cparams` (chunk number handed to the prefilter: the new chunk's) and
+    /// append it; returns the new number of chunks.
+    pub fn append_buffer_with(&mut self, cparams: &CParams, src: &[u8]) -> Result<i64> {
+        self.append_buffer_by(&mut |n, s| compress_chunk(cparams, n, s), src)
+    }
+
+    /// Compress `src` with the super-chunk's parameters and append it.
+    pub fn append_buffer(&mut self, src: &[u8]) -> Result<i64> {
+        let p = self.cparams.clone();
+        self.append_buffer_with(&p, src)
+    }
+
+    /// Decompress chunk `n` into `dst` with `dparams` (chunk number handed to the postfilter:
+    /// `n`), skipping the blocks set in `maskout`. `dst` must hold the whole chunk. Returns the
+    /// chunk's uncompressed size.
+    pub fn decompress_chunk_with(
+        &mut self,
+        dparams: &DParams,
+        n: i64,
+        dst: &mut [u8],
+        maskout: Option<&[bool]>,
+    ) -> Result<usize> {
+        self.current_nchunk = n;
+        let i = self.index(n)?;
+        let nb = self.chunk_nbytes(n)? as usize;
+        if dst.len() < nb {
+            crate::trace_error!(
+                "Buffer size is too small for the decompressed buffer ('{}' bytes, but '{}' are needed)",
+                dst.len(),
+                nb
+            );
+            return Err(Error::InvalidParam);
+        }
+        let mut dp = dparams.clone();
+        dp.nchunk = n;
+        let src = self.get_chunk(i as i64)?;
+        let got = chunk::decompress(&dp, &src, dst, maskout)?;
+        if got != nb {
+            crate::trace_error!("Error in decompressing chunk");
+            return Err(Error::Failure);
+        }
+        Ok(got)
+    }
+
+    /// Decompress chunk `n` into `dst` with the super-chunk's parameters.
+    pub fn decompress_chunk(&mut self, n: i64, dst: &mut [u8]) -> Result<usize> {
+        let dp = self.dparams.clone();
+        self.decompress_chunk_with(&dp, n, dst, None)
+    }
+
+    /// Decompress block `nblock` of the VL-block chunk `n`.
+    pub fn get_vlblock(&self, n: i64, nblock: i32) -> Result<Vec<u8>> {
+        let src = self.get_chunk(n)?;
+        let c = chunk::Chunk::parse(&src)?;
+        if !c.header.is_vlblocks() {
+            crate::trace_error!("Chunk {} does not use VL blocks", n);
+            return Err(Error::InvalidParam);
+        }
+        if nblock < 0 || nblock as usize >= c.header.nblocks() {
+            crate::trace_error!("VL block {} out of range", nblock);
+            return Err(Error::InvalidParam);
+        }
+        let mut dp = self.dparams.clone();
+        dp.nchunk = n;
+        chunk::decompress::vldecompress_block(&c, &dp, nblock as usize)
+    }
+
+    /// Fill an empty super-chunk with `nitems` elements of a special value (zeros, NaNs or
+    /// uninitialised) in chunks of `chunksize` bytes (the last one may be shorter). Returns the
+    /// number of chunks.
+    pub fn fill_special(&mut self, nitems: i64, special: i32, chunksize: i32) -> Result<i64> {
+        if nitems < 0 || chunksize <= 0 {
+            crate::trace_error!("`nitems` must be non-negative and `chunksize` positive");
+            return Err(Error::InvalidParam);
+        }
+        let kind = match special {
+            1 => Special::Zero,
+            2 => Special::Nan,
+            4 => Special::Uninit,
+            _ => {
+                crate::trace_error!("Only zeros, NaNs or non-initialized values are supported");
+                return Err(Error::SchunkSpecial);
+            }
+        };
+        let typesize = self.cparams.typesize;
+        if typesize <= 0 || chunksize % typesize != 0 || chunksize > MAX_BUFFERSIZE {
+            crate::trace_error!("`chunksize` must be a multiple of typesize and <= the maximum");
+            return Err(Error::SchunkSpecial);
+        }
+        if nitems == 0 {
+            return Ok(0);
+        }
+        if self.nbytes > 0 || self.cbytes > 0 || self.nchunks() > 0 {
+            crate::trace_error!("Filling with special values only works on empty super-chunks");
+            return Err(Error::FrameSpecial);
+        }
+        let chunkitems = (chunksize / typesize) as i64;
+        let nfull = nitems / chunkitems;
+        let leftover = nitems % chunkitems;
+        if nfull + (leftover > 0) as i64 > i32::MAX as i64 {
+            crate::trace_error!("nitems is too large.  Try increasing the chunksize.");
+            return Err(Error::SchunkSpecial);
+        }
+        let make = |nbytes: i64| -> Result<Arc<[u8]>> {
+            let mut buf = [0u8; EXTENDED_HEADER_LENGTH];
+            let n = special::special_chunk(&self.cparams, kind, nbytes as usize, None, &mut buf)
+                .map_err(|_| Error::SchunkSpecial)?;
+            Ok(Arc::from(&buf[..n]))
+        };
+        let full = make(chunksize as i64)?;
+        let last = if leftover > 0 {
+            Some(make(leftover * typesize as i64)?)
+        } else {
+            None
+        };
+        let total = nfull as usize + last.is_some() as usize;
+        match &mut self.store {
+            Store::Memory(v) => {
+                v.try_reserve(total).map_err(|_| Error::MemoryAlloc)?;
+            }
+        }
+        for _ in 0..nfull {
+            self.append_chunk(SharedChunk(full.clone()))?;
+        }
+        if let Some(l) = last {
+            self.append_chunk(SharedChunk(l))?;
+        }
+        Ok(self.nchunks())
+    }
+
+    /// A copy of this super-chunk (chunks, metalayers, variable-length metalayers) using other
+    /// parameters. Chunks are copied as they are when the parameters produce the same chunks,
+    /// and recompressed with `compress` otherwise.
+    pub fn copy_by(
+        &self,
+        cparams: CParams,
+        dparams: DParams,
+        compress: &mut Compressor<'_>,
+    ) -> Result<Schunk> {
+        let a = &self.cparams;
+        let same = cparams.typesize == a.typesize
+            && cparams.clevel == a.clevel
+            && cparams.compcode == a.compcode
+            && cparams.use_dict == a.use_dict
+            && cparams.blocksize == a.blocksize
+            && cparams.filters == a.filters
+            && cparams.filters_meta == a.filters_meta
+            && a.prefilter.is_none()
+            && self.dparams.postfilter.is_none();
+        let mut out = Schunk::new(cparams, dparams);
+        for m in &self.metalayers {
+            out.meta_add(&m.name, &m.content)?;
+        }
+        let dp = DParams {
+            postfilter: None,
+            ..self.dparams.clone()
+        };
+        let mut buf = Vec::new();
+        for n in 0..self.nchunks() {
+            let src = self.get_chunk(n)?;
+            if same {
+                out.append_chunk(&*src)?;
+            } else {
+                let nb = self.chunk_nbytes(n)? as usize;
+                buf.resize(nb, 0);
+                let mut dpn = dp.clone();
+                dpn.nchunk = n;
+                chunk::decompress(&dpn, &src, &mut buf, None)?;
+                out.append_buffer_by(compress, &buf)?;
+            }
+        }
+        let defaults = CParams::default();
+        for m in &self.vlmetalayers {
+            let content = self.vlmeta_get(&m.name)?;
+            out.vlmeta_add(&m.name, &content, &defaults)?;
+        }
+        Ok(out)
+    }
+
+    /// A copy of this super-chunk using other parameters (see [`Schunk::copy_by`]), chunks
+    /// being recompressed with `cparams` when needed.
+    pub fn copy_with(&self, cparams: CParams, dparams: DParams) -> Result<Schunk> {
+        let p = cparams.clone();
+        self.copy_by(cparams, dparams, &mut |n, s| compress_chunk(&p, n, s))
+    }
+}
+
+/// A special chunk shared by many positions of a super-chunk.
+struct SharedChunk(Arc<[u8]>);
+
+impl IntoChunk for SharedChunk {
+    fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+    fn into_stored(self) -> Box<dyn ChunkBytes> {
+        Box::new(self.0)
+    }
+}
+
+/// Compress `src` into a new chunk (chunk number `nchunk` for the prefilter), trimmed to size.
+pub(crate) fn compress_chunk(cparams: &CParams, nchunk: i64, src: &[u8]) -> Result<Vec<u8>> {
+    if src.len() > MAX_BUFFERSIZE as usize {
+        crate::trace_error!("Input buffer size cannot exceed {} bytes", MAX_BUFFERSIZE);
+        return Err(Error::MaxBufsizeExceeded);
+    }
+    let mut p = cparams.clone();
+    p.nchunk = nchunk;
+    let mut out = Vec::new();
+    out.try_reserve_exact(src.len() + MAX_OVERHEAD)
+        .map_err(|_| Error::MemoryAlloc)?;
+    out.resize(src.len() + MAX_OVERHEAD, 0);
+    let n = chunk::compress(&p, src, &mut out)?;
+    if n == 0 {
+        crate::trace_error!("The chunk does not fit in its buffer");
+        return Err(Error::Failure);
+    }
+    out.truncate(n);
+    out.shrink_to_fit();
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,257 @@
+//! Reading and writing element ranges across chunks (`get/set_slice_buffer`,
+//! `get_sparse_buffer`, `get_slice_nchunks`).
+
+use super::{compress_chunk, Compressor, Op, Schunk, Store};
+use crate::chunk;
+use crate::error::{Error, Result};
+use crate::params::{CParams, DParams};
+
+/// Where each chunk starts (in uncompressed bytes).
+enum Layout {
+    /// Every chunk but the last has `chunksize` bytes.
+    Fixed(i64),
+    /// Start offset of each chunk, and its size.
+    Var(Vec<(i64, i64)>),
+}
+
+impl Layout {
+    /// The chunk holding byte `pos` (which must be below the total size) and its start.
+    fn locate(&self, pos: i64) -> (usize, i64) {
+        match self {
+            Layout::Fixed(c) => ((pos / c) as usize, pos / c * c),
+            Layout::Var(v) => {
+                let mut i = v.partition_point(|&(s, _)| s <= pos).saturating_sub(1);
+                while i > 0 && v[i].0 + v[i].1 <= pos {
+                    i -= 1;
+                }
+                (i, v[i].0)
+            }
+        }
+    }
+}
+
+impl Schunk {
+    fn layout(&self) -> Layout {
+        if self.chunksize > 0 {
+            return Layout::Fixed(self.chunksize as i64);
+        }
+        let mut v = Vec::with_capacity(self.nchunks() as usize);
+        let mut pos = 0i64;
+        match &self.store {
+            Store::Memory(chunks) => {
+                for c in chunks {
+                    v.push((pos, c.nbytes as i64));
+                    pos += c.nbytes as i64;
+                }
+            }
+        }
+        Layout::Var(v)
+    }
+
+    /// Byte range of the items `[start, stop)`; `None` when empty.
+    fn byte_range(&self, start: i64, stop: i64) -> Result<Option<(i64, i64)>> {
+        let ts = self.typesize() as i64;
+        if start < 0 || stop < 0 || ts <= 0 {
+            crate::trace_error!("`start` and `stop` must be non-negative");
+            return Err(Error::InvalidParam);
+        }
+        if start >= stop {
+            return Ok(None);
+        }
+        let (Some(bstart), Some(bstop)) = (start.checked_mul(ts), stop.checked_mul(ts)) else {
+            return Err(Error::InvalidParam);
+        };
+        if bstop > self.nbytes {
+            crate::trace_error!(
+                "`stop` ({}) is beyond the end of the super-chunk ({} items)",
+                stop,
+                self.nbytes / ts
+            );
+            return Err(Error::InvalidParam);
+        }
+        Ok(Some((bstart, bstop)))
+    }
+
+    /// Decode the items `[start, stop)` into `dst` (which must hold them) with `dparams`.
+    pub fn get_slice_with(
+        &mut self,
+        dparams: &DParams,
+        start: i64,
+        stop: i64,
+        dst: &mut [u8],
+    ) -> Result<()> {
+        let Some((bstart, bstop)) = self.byte_range(start, stop)? else {
+            return Ok(());
+        };
+        if (dst.len() as i64) < bstop - bstart {
+            crate::trace_error!("The buffer is too small for the slice");
+            return Err(Error::InvalidParam);
+        }
+        let layout = self.layout();
+        let mut pos = bstart;
+        let mut scratch = Vec::new();
+        while pos < bstop {
+            let (i, cstart) = layout.locate(pos);
+            let nb = self.chunk_nbytes(i as i64)? as i64;
+            let off = pos - cstart;
+            let len = (nb - off).min(bstop - pos);
+            let d = &mut dst[(pos - bstart) as usize..(pos - bstart + len) as usize];
+            let mut dp = dparams.clone();
+            dp.nchunk = i as i64;
+            self.current_nchunk = i as i64;
+            let src = self.get_chunk(i as i64)?;
+            if off == 0 && len == nb {
+                chunk::decompress(&dp, &src, d, None)?;
+            } else if self.is_vlblocks() {
+                scratch.resize(nb as usize, 0);
+                chunk::decompress(&dp, &src, &mut scratch, None)?;
+                d.copy_from_slice(&scratch[off as usize..(off + len) as usize]);
+            } else {
+                chunk::getitem_bytes(&dp, &src, off as usize, len as usize, d)?;
+            }
+            pos += len;
+        }
+        Ok(())
+    }
+
+    /// Decode the items `[start, stop)` into `dst` with the super-chunk's parameters.
+    pub fn get_slice(&mut self, start: i64, stop: i64, dst: &mut [u8]) -> Result<()> {
+        let dp = self.dparams.clone();
+        self.get_slice_with(&dp, start, stop, dst)
+    }
+
+    /// Overwrite the items `[start, stop)` with `src`, recompressing the chunks concerned with
+    /// `compress` (chunks partly covered are decoded with `dparams` first).
+    pub fn set_slice_by(
+        &mut self,
+        compress: &mut Compressor<'_>,
+        dparams: &DParams,
+        start: i64,
+        stop: i64,
+        src: &[u8],
+    ) -> Result<()> {
+        let Some((bstart, bstop)) = self.byte_range(start, stop)? else {
+            return Ok(());
+        };
+        if self.is_vlblocks() {
+            crate::trace_error!("Slices cannot be set in super-chunks of VL-block chunks");
+            return Err(Error::InvalidParam);
+        }
+        if (src.len() as i64) < bstop - bstart {
+            crate::trace_error!("The buffer is too small for the slice");
+            return Err(Error::InvalidParam);
+        }
+        let layout = self.layout();
+        let mut pos = bstart;
+        let mut scratch = Vec::new();
+        while pos < bstop {
+            let (i, cstart) = layout.locate(pos);
+            let nb = self.chunk_nbytes(i as i64)? as i64;
+            let off = pos - cstart;
+            let len = (nb - off).min(bstop - pos);
+            let s = &src[(pos - bstart) as usize..(pos - bstart + len) as usize];
+            let new = if off == 0 && len == nb {
+                compress(i as i64, s)?
+            } else {
+                scratch.resize(nb as usize, 0);
+                let mut dp = dparams.clone();
+                dp.nchunk = i as i64;
+                chunk::decompress(&dp, &self.get_chunk(i as i64)?, &mut scratch, None)?;
+                scratch[off as usize..(off + len) as usize].copy_from_slice(s);
+                compress(i as i64, &scratch)?
+            };
+            self.place(new, Op::Update(i))?;
+            pos += len;
+        }
+        Ok(())
+    }
+
+    /// Overwrite the items `[start, stop)` with `src`, recompressing with `cparams`.
+    pub fn set_slice_with(
+        &mut self,
+        cparams: &CParams,
+        dparams: &DParams,
+        start: i64,
+        stop: i64,
+        src: &[u8],
+    ) -> Result<()> {
+        self.set_slice_by(
+            &mut |n, s| compress_chunk(cparams, n, s),
+            dparams,
+            start,
+            stop,
+            src,
+        )
+    }
+
+    /// Overwrite the items `[start, stop)` with `src`, with the super-chunk's parameters.
+    pub fn set_slice(&mut self, start: i64, stop: i64, src: &[u8]) -> Result<()> {
+        let (cp, dp) = (self.cparams.clone(), self.dparams.clone());
+        self.set_slice_with(&cp, &dp, start, stop, src)
+    }
+
+    /// Decode the items at `coords` into `dst` (`coords.len()` items, in order).
+    pub fn get_sparse_with(
+        &mut self,
+        dparams: &DParams,
+        coords: &[i64],
+        dst: &mut [u8],
+    ) -> Result<()> {
+        let ts = self.typesize() as i64;
+        let nitems = if ts > 0 { self.nbytes / ts } else { 0 };
+        if coords.iter().any(|&c| c < 0 || c >= nitems) {
+            crate::trace_error!("Coordinate out of bounds");
+            return Err(Error::InvalidParam);
+        }
+        if (dst.len() as i64) < coords.len() as i64 * ts {
+            crate::trace_error!("The buffer is too small for the coordinates");
+            return Err(Error::InvalidParam);
+        }
+        let layout = self.layout();
+        // Visit the coordinates chunk by chunk; decode a chunk whole when it serves several.
+        let mut order: Vec<(usize, i64, usize)> = coords
+            .iter()
+            .enumerate()
+            .map(|(k, &c)| {
+                let (i, s) = layout.locate(c * ts);
+                (i, c * ts - s, k)
+            })
+            .collect();
+        order.sort_unstable();
+        let mut scratch = Vec::new();
+        let ts = ts as usize;
+        let mut g = 0;
+        while g < order.len() {
+            let i = order[g].0;
+            let end = g + order[g..].iter().take_while(|e| e.0 == i).count();
+            let mut dp = dparams.clone();
+            dp.nchunk = i as i64;
+            self.current_nchunk = i as i64;
+            let src = self.get_chunk(i as i64)?;
+            if end - g == 1 && !self.is_vlblocks() {
+                let (_, off, k) = order[g];
+                chunk::getitem_bytes(&dp, &src, off as usize, ts, &mut dst[k * ts..(k + 1) * ts])?;
+            } else {
+                scratch.resize(self.chunk_nbytes(i as i64)? as usize, 0);
+                chunk::decompress(&dp, &src, &mut scratch, None)?;
+                for &(_, off, k) in &order[g..end] {
+                    let off = off as usize;
+                    dst[k * ts..(k + 1) * ts].copy_from_slice(&scratch[off..off + ts]);
+                }
+            }
+            g = end;
+        }
+        Ok(())
+    }
+
+    /// The chunk numbers holding the items `[start, stop)`.
+    pub fn slice_nchunks(&self, start: i64, stop: i64) -> Result<Vec<i64>> {
+        let Some((bstart, bstop)) = self.byte_range(start, stop)? else {
+            return Ok(Vec::new());
+        };
+        let layout = self.layout();
+        let first = layout.locate(bstart).0 as i64;
+        let last = layout.locate(bstop - 1).0 as i64;
+        Ok((first..=last).collect())
+    }
+}

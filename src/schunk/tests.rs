@@ -1,0 +1,248 @@
+use super::*;
+
+fn params(typesize: i32) -> CParams {
+    CParams {
+        typesize,
+        ..CParams::default()
+    }
+}
+
+fn ramp(n: usize, seed: u32) -> Vec<u8> {
+    (0..n / 4)
+        .flat_map(|i| (i as u32).wrapping_mul(seed).to_le_bytes())
+        .collect()
+}
+
+fn chunk_of(data: &[u8]) -> Vec<u8> {
+    compress_chunk(&params(4), -1, data).unwrap()
+}
+
+#[test]
+fn append_and_decompress() {
+    let mut s = Schunk::new(params(4), DParams::default());
+    assert_eq!(s.chunksize(), -1);
+    for k in 0..3 {
+        assert_eq!(s.append_buffer(&ramp(4000, k + 1)).unwrap(), k as i64 + 1);
+    }
+    assert_eq!(s.nbytes(), 12000);
+    assert_eq!(s.chunksize(), 4000);
+    let mut out = vec![0u8; 4000];
+    assert_eq!(s.decompress_chunk(1, &mut out).unwrap(), 4000);
+    assert_eq!(out, ramp(4000, 2));
+    assert_eq!(s.current_nchunk(), 1);
+    assert_eq!(
+        s.decompress_chunk(1, &mut out[..3999]),
+        Err(Error::InvalidParam)
+    );
+    assert_eq!(s.decompress_chunk(3, &mut out), Err(Error::InvalidParam));
+    assert_eq!(s.decompress_chunk(-1, &mut out), Err(Error::InvalidParam));
+    let total: i64 = (0..3).map(|i| s.get_chunk(i).unwrap().len() as i64).sum();
+    assert_eq!(s.cbytes(), total);
+}
+
+#[test]
+fn chunksize_rules() {
+    let full = chunk_of(&ramp(4000, 1));
+    let small = chunk_of(&ramp(2000, 1));
+    let big = chunk_of(&ramp(8000, 1));
+    let mut s = Schunk::new(params(4), DParams::default());
+    s.append_chunk(full.as_slice()).unwrap();
+    s.append_chunk(small.as_slice()).unwrap();
+    assert_eq!(s.chunksize(), 4000);
+    s.delete_chunk(1).unwrap();
+    s.append_chunk(full.as_slice()).unwrap();
+    assert_eq!(s.chunksize(), 4000);
+    s.update_chunk(1, small.as_slice()).unwrap();
+    assert_eq!(s.chunksize(), 4000);
+    s.insert_chunk(2, full.as_slice()).unwrap();
+    assert_eq!(s.chunksize(), 0);
+    // once variable, always variable
+    s.update_chunk(1, full.as_slice()).unwrap();
+    assert_eq!(s.chunksize(), 0);
+
+    let mut s = Schunk::new(params(4), DParams::default());
+    s.append_chunk(full.as_slice()).unwrap();
+    s.insert_chunk(0, small.as_slice()).unwrap();
+    assert_eq!(s.chunksize(), 0);
+    let mut s = Schunk::new(params(4), DParams::default());
+    s.append_chunk(full.as_slice()).unwrap();
+    s.update_chunk(0, big.as_slice()).unwrap();
+    assert_eq!(s.chunksize(), 0);
+    let mut s = Schunk::new(params(4), DParams::default());
+    s.append_chunk(full.as_slice()).unwrap();
+    s.update_chunk(0, small.as_slice()).unwrap();
+    assert_eq!(s.chunksize(), 4000);
+}
+
+#[test]
+fn vl_chunks_not_mixed() {
+    let p = params(1);
+    let mut vl = vec![0u8; 4096];
+    let n = chunk::vlcompress(&p, &[b"hello".as_slice(), b"world!"], &mut vl).unwrap();
+    vl.truncate(n);
+    let reg = chunk_of(&ramp(400, 1));
+    let mut s = Schunk::new(p, DParams::default());
+    s.append_chunk(vl.as_slice()).unwrap();
+    assert!(s.is_vlblocks());
+    assert_eq!(s.append_chunk(reg.as_slice()), Err(Error::ChunkAppend));
+    assert_eq!(s.insert_chunk(0, reg.as_slice()), Err(Error::ChunkInsert));
+    s.append_chunk(vl.as_slice()).unwrap();
+    assert_eq!(s.update_chunk(0, reg.as_slice()), Err(Error::ChunkUpdate));
+    assert_eq!(s.get_vlblock(1, 1).unwrap(), b"world!");
+    assert_eq!(s.get_vlblock(1, 2), Err(Error::InvalidParam));
+    s.delete_chunk(0).unwrap();
+    s.delete_chunk(0).unwrap();
+    assert_eq!(s.flags2(), 0);
+}
+
+#[test]
+fn reorder() {
+    let mut s = Schunk::new(params(4), DParams::default());
+    for k in 0..4 {
+        s.append_buffer(&ramp(4000, k + 1)).unwrap();
+    }
+    s.append_buffer(&ramp(400, 9)).unwrap();
+    assert_eq!(s.reorder_offsets(&[0, 0, 1, 2, 3]), Err(Error::Data));
+    assert_eq!(s.reorder_offsets(&[0, 1, 2, 3]), Err(Error::Data));
+    s.reorder_offsets(&[4, 3, 2, 1, 0]).unwrap();
+    assert_eq!(s.chunksize(), 0);
+    let mut out = vec![0u8; 4000];
+    assert_eq!(s.decompress_chunk(0, &mut out).unwrap(), 400);
+    assert_eq!(&out[..400], &ramp(400, 9)[..]);
+}
+
+#[test]
+fn slices_fixed_and_variable() {
+    let data = ramp(22000, 1);
+    for variable in [false, true] {
+        let mut s = Schunk::new(params(4), DParams::default());
+        let sizes: &[usize] = if variable {
+            &[4000, 2000, 8000, 4000, 4000]
+        } else {
+            &[4000, 4000, 4000, 4000, 4000, 2000]
+        };
+        let mut pos = 0;
+        for &n in sizes {
+            s.append_buffer(&data[pos..pos + n]).unwrap();
+            pos += n;
+        }
+        assert_eq!(s.chunksize() == 0, variable);
+        let mut out = vec![0u8; 22000];
+        s.get_slice(0, 5500, &mut out).unwrap();
+        assert_eq!(out, data);
+        s.get_slice(777, 4321, &mut out).unwrap();
+        assert_eq!(&out[..(4321 - 777) * 4], &data[777 * 4..4321 * 4]);
+        assert_eq!(s.get_slice(0, 5501, &mut out), Err(Error::InvalidParam));
+        assert_eq!(s.get_slice(-1, 10, &mut out), Err(Error::InvalidParam));
+        s.get_slice(10, 5, &mut out).unwrap();
+        // set
+        let new: Vec<u8> = (0..(3700 - 500) * 4).map(|i| (i % 251) as u8).collect();
+        s.set_slice(500, 3700, &new).unwrap();
+        assert_eq!(s.nbytes(), 22000);
+        let mut expect = data.clone();
+        expect[2000..14800].copy_from_slice(&new);
+        s.get_slice(0, 5500, &mut out).unwrap();
+        assert_eq!(out, expect);
+        assert_eq!(s.chunksize() == 0, variable);
+        // sparse
+        let coords = [5499, 0, 1234, 1234, 3000, 4999];
+        let mut sp = vec![0u8; coords.len() * 4];
+        s.get_sparse_with(&DParams::default(), &coords, &mut sp)
+            .unwrap();
+        for (k, &c) in coords.iter().enumerate() {
+            assert_eq!(
+                &sp[k * 4..k * 4 + 4],
+                &expect[c as usize * 4..c as usize * 4 + 4]
+            );
+        }
+        assert_eq!(
+            s.get_sparse_with(&DParams::default(), &[5500], &mut sp),
+            Err(Error::InvalidParam)
+        );
+        let idx = s.slice_nchunks(1500, 4100).unwrap();
+        if variable {
+            assert_eq!(idx, vec![2, 3]);
+        } else {
+            assert_eq!(idx, vec![1, 2, 3, 4]);
+        }
+        assert_eq!(s.slice_nchunks(5, 5).unwrap(), Vec::<i64>::new());
+    }
+}
+
+#[test]
+fn fill_special() {
+    let mut s = Schunk::new(params(4), DParams::default());
+    assert_eq!(s.fill_special(10001, 1, 40000).unwrap(), 2);
+    assert_eq!(s.nbytes(), 40004);
+    assert_eq!(s.chunksize(), 40000);
+    let mut out = vec![1u8; 40000];
+    assert_eq!(s.decompress_chunk(0, &mut out).unwrap(), 40000);
+    assert!(out.iter().all(|&b| b == 0));
+    assert_eq!(s.fill_special(10, 1, 40000), Err(Error::FrameSpecial));
+    let mut s = Schunk::new(params(4), DParams::default());
+    assert_eq!(s.fill_special(10, 3, 40000), Err(Error::SchunkSpecial));
+    assert_eq!(s.fill_special(10, 1, 40001), Err(Error::SchunkSpecial));
+    assert_eq!(s.fill_special(10, 1, 0), Err(Error::InvalidParam));
+    assert_eq!(s.fill_special(-1, 1, 4), Err(Error::InvalidParam));
+    assert_eq!(s.fill_special(0, 1, 4), Ok(0));
+}
+
+#[test]
+fn metalayers() {
+    let mut s = Schunk::new(params(4), DParams::default());
+    assert_eq!(s.meta_add("a", b"hello").unwrap(), 0);
+    assert_eq!(s.meta_add("a", b"x"), Err(Error::InvalidParam));
+    assert_eq!(s.meta_add(&"n".repeat(32), b"x"), Err(Error::InvalidParam));
+    assert_eq!(s.meta_update("a", b"HE").unwrap(), 0);
+    assert_eq!(s.metalayers()[0].content, b"HEllo");
+    assert_eq!(s.meta_update("a", b"too long!"), Err(Error::InvalidParam));
+    assert_eq!(s.meta_update("b", b"x"), Err(Error::NotFound));
+    for i in 1..MAX_METALAYERS {
+        s.meta_add(&format!("m{i}"), b"x").unwrap();
+    }
+    assert_eq!(s.meta_add("one more", b"x"), Err(Error::InvalidParam));
+
+    let data = ramp(4000, 3);
+    assert_eq!(s.vlmeta_add("v", &data, &CParams::default()).unwrap(), 0);
+    assert!(s.vlmetalayers()[0].content.len() < 4000);
+    assert_eq!(s.vlmeta_get("v").unwrap(), data);
+    assert_eq!(
+        s.vlmeta_update("v", b"abc", &CParams::default()).unwrap(),
+        0
+    );
+    assert_eq!(s.vlmeta_get("v").unwrap(), b"abc");
+    assert_eq!(s.vlmeta_add("w", b"", &CParams::default()).unwrap(), 1);
+    assert_eq!(s.vlmeta_get("w").unwrap(), b"");
+    assert_eq!(s.vlmeta_delete("v").unwrap(), 1);
+    assert_eq!(s.vlmeta_get("v"), Err(Error::NotFound));
+    assert_eq!(s.vlmetalayers()[0].name, "w");
+}
+
+#[test]
+fn copy_recompresses_when_needed() {
+    let mut s = Schunk::new(params(4), DParams::default());
+    s.meta_add("m", b"abc").unwrap();
+    s.vlmeta_add("v", b"hello", &CParams::default()).unwrap();
+    s.append_buffer(&ramp(40000, 1)).unwrap();
+    s.append_buffer(&ramp(4000, 2)).unwrap();
+    let same = s.copy_with(params(4), DParams::default()).unwrap();
+    assert_eq!(same.cbytes(), s.cbytes());
+    let other = s
+        .copy_with(
+            CParams {
+                clevel: 9,
+                compcode: crate::codecs::ZSTD,
+                ..params(4)
+            },
+            DParams::default(),
+        )
+        .unwrap();
+    assert_eq!(other.nbytes(), 44000);
+    assert_eq!(other.chunksize(), 40000);
+    let mut out = vec![0u8; 4000];
+    let mut other = other;
+    other.decompress_chunk(1, &mut out).unwrap();
+    assert_eq!(out, ramp(4000, 2));
+    assert_eq!(other.metalayers()[0].content, b"abc");
+    assert_eq!(other.vlmeta_get("v").unwrap(), b"hello");
+}

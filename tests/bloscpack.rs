@@ -1022,6 +1022,9 @@ const CHECKSUM_NAMES: [&str; 9] = [
     "None", "adler32", "crc32", "md5", "sha1", "sha224", "sha256", "sha384", "sha512",
 ];
 
+/// A named change of a case's metadata parameters.
+type MetaVariant = (&'static str, Box<dyn Fn(&mut PyCase)>);
+
 fn py_cases() -> Vec<PyCase> {
     let mut v = Vec::new();
     let mut n = 0u64;
@@ -1054,7 +1057,7 @@ fn py_cases() -> Vec<PyCase> {
         }
     }
     // metadata
-    let meta_variants: Vec<(&str, Box<dyn Fn(&mut PyCase)>)> = vec![
+    let meta_variants: Vec<MetaVariant> = vec![
         ("small", Box::new(|c| c.metadata = Some(r#"{"a":1}"#))),
         (
             "compressible",

@@ -131,7 +131,7 @@ const HEADERS: &[Header] = &[
     Header {
         template: "b2rs.h.in",
         output: "b2rs.h",
-        types: &[],
+        types: &["b2rs_bloscpack_params", "b2rs_bloscpack_info"],
         functions: Some(Group::B2rs),
         pending: None,
     },

@@ -5,6 +5,7 @@
 #![warn(missing_docs)]
 
 pub mod b2nd;
+pub mod bloscpack;
 pub mod chunk;
 pub mod codecs;
 pub mod error;

@@ -203,6 +203,7 @@ c_programs!(
     test_b2nd_meta,
     test_badinput,
     test_blosc1,
+    test_bloscpack,
     test_chunk,
     test_contexts,
     test_env,

@@ -5,7 +5,7 @@
 #   $B2RS_REF_DIR (default <repo>/target/reference) receives the unpacked wheel:
 #     $B2RS_REF_DIR/blosc2/include/{blosc2.h,b2nd.h,blosc2/*.h}
 #     $B2RS_REF_DIR/blosc2/lib/libblosc2.so{,.9}
-#   python3: `import blosc2` at version 4.14.1
+#   python3: `import blosc2` at version 4.14.1; `import bloscpack` 0.16 with python-blosc 1.x
 #   cmake on PATH (pip install cmake if missing)
 #   pkg-config (apt-get, failure tolerated: the packaging test then skips that part)
 set -euo pipefail
@@ -59,7 +59,28 @@ else
     "$PY" -m pip install --quiet "blosc2==$WHEEL_VERSION"
 fi
 
-# 3. cmake
+# 3. python bloscpack 0.16 + python-blosc 1.x (tests/bloscpack.rs interop; without them those
+#    tests are skipped with a message, except on CI where they fail)
+BLOSCPACK_VERSION=0.16.0
+PYBLOSC_VERSION=1.11.4
+bp_check='import collections, collections.abc
+for n in ("Mapping", "MutableMapping", "Sequence", "Iterable", "Callable"):
+    hasattr(collections, n) or setattr(collections, n, getattr(collections.abc, n))
+import blosc, bloscpack
+assert bloscpack.__version__ == "'"$BLOSCPACK_VERSION"'" and blosc.__version__.startswith("1."), (bloscpack.__version__, blosc.__version__)'
+if "$PY" -c "$bp_check" 2>/dev/null; then
+    say "python bloscpack $BLOSCPACK_VERSION and python-blosc 1.x already installed"
+else
+    say "pip install bloscpack==$BLOSCPACK_VERSION blosc==$PYBLOSC_VERSION"
+    if "$PY" -m pip install --quiet "bloscpack==$BLOSCPACK_VERSION" "blosc==$PYBLOSC_VERSION" \
+        && "$PY" -c "$bp_check"; then
+        say "python bloscpack installed"
+    else
+        say "WARNING: could not install python bloscpack/blosc; the interop tests of tests/bloscpack.rs will be skipped (they fail on CI)"
+    fi
+fi
+
+# 4. cmake
 if command -v cmake >/dev/null 2>&1 && cmake --version >/dev/null 2>&1; then
     say "cmake present ($(cmake --version | head -n 1))"
 else
@@ -69,7 +90,7 @@ else
     command -v cmake >/dev/null 2>&1 || say "WARNING: cmake installed but not on PATH ($("$PY" -m site --user-base 2>/dev/null)/bin?)"
 fi
 
-# 4. pkg-config (tolerate failure)
+# 5. pkg-config (tolerate failure)
 if command -v pkg-config >/dev/null 2>&1; then
     say "pkg-config present"
 else

@@ -80,7 +80,7 @@ fi
 run_tests() {
     local log="$LOG_DIR/tests.log"
     : > "$log"
-    rm -f target/release/interop-*.txt
+    rm -f target/release/interop-*.txt target/release/bloscpack-*.txt
     local rc=0
     # doctests first (nextest does not run them), so the runner's summary comes last
     cargo test --release --doc 2>&1 | tee -a "$log" || rc=1
@@ -96,7 +96,9 @@ run_tests() {
 step tests run_tests
 
 # the interop ratio tables written by tests/interop.rs
-for f in target/release/interop-summary.txt target/release/interop-vlblocks.txt; do
+for f in target/release/interop-summary.txt target/release/interop-vlblocks.txt \
+    target/release/bloscpack-py2rs.txt target/release/bloscpack-rs2py.txt \
+    target/release/bloscpack-appends.txt; do
     if [[ -f "$f" ]]; then
         echo
         echo "=== $f"

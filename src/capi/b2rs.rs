@@ -2,6 +2,8 @@
 
 use core::ffi::c_char;
 
+pub mod bloscpack;
+
 /// The version of b2rs itself (the C-Blosc2 API version is `blosc2_get_version_string()`).
 ///
 /// # Safety

@@ -645,6 +645,87 @@ pub struct tuner_info {
 }
 
 // ---------------------------------------------------------------------------------------------
+// b2rs additions (include/b2rs.h): Bloscpack files
+// ---------------------------------------------------------------------------------------------
+
+/// How `b2rs_bloscpack_pack_*` write a Bloscpack file (`B2RS_BLOSCPACK_PARAMS_DEFAULTS` holds
+/// bloscpack's defaults).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct b2rs_bloscpack_params {
+    /// Uncompressed bytes per chunk (default 1 MiB); reduced to the input size when larger.
+    pub chunk_size: i32,
+    /// Checksum of every chunk, a `B2RS_BLOSCPACK_CHECKSUM_*` id (default Adler-32).
+    pub checksum: u8,
+    /// Write an offsets table (default true; needed for appending).
+    pub offsets: c_bool,
+    /// Checksum of the metadata, a `B2RS_BLOSCPACK_CHECKSUM_*` id (default Adler-32).
+    pub meta_checksum: u8,
+    /// Codec of the metadata: `B2RS_BLOSCPACK_META_CODEC_ZLIB` (default; dropped when it does
+    /// not help) or `B2RS_BLOSCPACK_META_CODEC_NONE`.
+    pub meta_codec: u8,
+    /// zlib level of the metadata, 0-9 (default 6).
+    pub meta_level: u8,
+    /// Offset slots reserved for appending; -1 (default) = 10 x the number of chunks.
+    pub max_app_chunks: i64,
+    /// Bytes reserved for the metadata; -1 (default) = 10 x its size.
+    pub max_meta_size: i64,
+    /// Blosc parameters of the chunks: compcode (BloscLZ, LZ4, LZ4HC, Zlib or Zstd), clevel,
+    /// typesize (1-255), at most one filter (BLOSC_SHUFFLE or BLOSC_BITSHUFFLE), nthreads,
+    /// blocksize. NULL (default) = bloscpack's: BloscLZ, clevel 7, shuffle, typesize 8.
+    pub cparams: *const blosc2_cparams,
+}
+
+/// What `b2rs_bloscpack_get_info*` report about a Bloscpack file.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct b2rs_bloscpack_info {
+    /// Format version (1, 2 or 3).
+    pub format_version: u8,
+    /// The file has an offsets table.
+    pub offsets: c_bool,
+    /// The file has a metadata section.
+    pub metadata: c_bool,
+    /// Checksum id of the chunks.
+    pub checksum: u8,
+    /// Blosc typesize of the chunks.
+    pub typesize: u8,
+    /// Checksum id of the metadata (0 without metadata).
+    pub meta_checksum: u8,
+    /// Codec id of the metadata (0 without metadata).
+    pub meta_codec: u8,
+    /// zlib level recorded for the metadata (0 without metadata).
+    pub meta_level: u8,
+    /// Uncompressed size of every chunk but the last; -1 = unknown.
+    pub chunk_size: i32,
+    /// Uncompressed size of the last chunk; -1 = unknown.
+    pub last_chunk: i32,
+    /// Number of chunks; -1 = unknown.
+    pub nchunks: i64,
+    /// Offset slots left for appending.
+    pub max_app_chunks: i64,
+    /// Total uncompressed size; -1 = unknown.
+    pub nbytes: i64,
+    /// Size of the serialized metadata (JSON text); -1 without metadata.
+    pub meta_size: i64,
+    /// Bytes reserved for the metadata; -1 without metadata.
+    pub max_meta_size: i64,
+}
+
+/// `B2RS_BLOSCPACK_PARAMS_DEFAULTS`: bloscpack's defaults.
+pub const B2RS_BLOSCPACK_PARAMS_DEFAULTS: b2rs_bloscpack_params = b2rs_bloscpack_params {
+    chunk_size: 1 << 20,
+    checksum: 1,
+    offsets: 1,
+    meta_checksum: 1,
+    meta_codec: 1,
+    meta_level: 6,
+    max_app_chunks: -1,
+    max_meta_size: -1,
+    cparams: ptr::null(),
+};
+
+// ---------------------------------------------------------------------------------------------
 // The `static const` defaults of the headers
 // ---------------------------------------------------------------------------------------------
 

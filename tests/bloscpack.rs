@@ -39,7 +39,7 @@ fn mixed(size: usize, seed: u64) -> Vec<u8> {
     while out.len() < size {
         let n = 1 + rng.below(3000) as usize;
         match rng.below(4) {
-            0 => out.extend(std::iter::repeat(rng.below(256) as u8).take(n)),
+            0 => out.extend(std::iter::repeat_n(rng.below(256) as u8, n)),
             1 => out.extend((0..n).map(|j| (j * 7) as u8)),
             2 => {
                 let mut b = vec![0u8; n / 8 + 1];

@@ -1104,8 +1104,7 @@ fn rust_writes_python_reads() {
             f.append_chunk(&special(Special::Uninit, 4000, 4)).unwrap();
             chunks_hex.push("null".into());
             f.append_chunk(&special(Special::Nan, 4000, 4)).unwrap();
-            let nan: Vec<u8> = std::iter::repeat(0x7FC00000u32.to_le_bytes())
-                .take(1000)
+            let nan: Vec<u8> = std::iter::repeat_n(0x7FC00000u32.to_le_bytes(), 1000)
                 .flatten()
                 .collect();
             chunks_hex.push(format!("\"{}\"", hex(&nan)));

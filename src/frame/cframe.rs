@@ -202,7 +202,7 @@ fn parse(b: &mut Bytes<'_>, sparse: bool, exact: bool) -> Result<Parsed> {
             .ok_or_else(|| invalid("Invalid compressed size in frame header"))?;
         if off_pos
             .checked_add(EXTENDED_HEADER_LENGTH as u64)
-            .map_or(true, |e| e > trailer_pos)
+            .is_none_or(|e| e > trailer_pos)
         {
             return Err(invalid("Cannot read the offsets outside of the frame"));
         }

@@ -45,15 +45,23 @@ unsafe fn schunk_of_frame(
     f: Frame,
     io: &blosc2_io,
     urlpath: Option<&str>,
+    in_memory_copy: bool,
 ) -> *mut blosc2_schunk {
-    let contiguous = !f.is_sparse();
+    let contiguous = !f.is_sparse() && !in_memory_copy;
     let cp = frame_cparams(&f);
     let dp = blosc2_dparams {
         nthreads: f.params().nthreads_decomp.max(1),
         ..BLOSC2_DPARAMS_DEFAULTS
     };
     let mut frame = Some(f);
-    let mut make = |c, d| match frame.take() {
+    let mut make = |c: crate::params::CParams, d: crate::params::DParams| match frame.take() {
+        Some(f) if in_memory_copy => {
+            // C-Blosc2 turns a copied frame into an in-memory sparse super-chunk.
+            let fs = Schunk::with_frame(c.clone(), d.clone(), f);
+            let mut m = Schunk::new(c.clone(), d);
+            fs.copy_into(&mut m, &mut |n, s| crate::schunk::compress_chunk(&c, n, s))?;
+            Ok(m)
+        }
         Some(f) => Ok(Schunk::with_frame(c, d, f)),
         None => Err(Error::Failure),
     };
@@ -95,7 +103,7 @@ unsafe fn open_impl(
         }
     };
     // SAFETY: forwarded guarantees.
-    unsafe { schunk_of_frame(f, &io, Some(&path)) }
+    unsafe { schunk_of_frame(f, &io, Some(&path), false) }
 }
 
 /// Open the super-chunk stored at `urlpath` (a contiguous frame file or a sparse frame
@@ -156,9 +164,10 @@ pub unsafe extern "C" fn blosc2_schunk_open_offset_udio(
     })
 }
 
-/// A super-chunk backed by an in-memory copy of the contiguous frame `cframe` (`len` bytes).
-/// With `copy == false` the `malloc`ed buffer is taken over: it is freed with the super-chunk
-/// unless `blosc2_schunk_avoid_cframe_free(schunk, true)` is called (as in C-Blosc2).
+/// A super-chunk from the contiguous frame `cframe` (`len` bytes). With `copy == true` an
+/// in-memory sparse super-chunk holding copies of the chunks (as C-Blosc2); with
+/// `copy == false` an in-memory frame that takes the `malloc`ed buffer over: it is freed with
+/// the super-chunk unless `blosc2_schunk_avoid_cframe_free(schunk, true)` is called.
 ///
 /// # Safety
 /// `cframe` must be readable for `len` bytes.
@@ -189,7 +198,7 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(
             return ptr::null_mut();
         }
         // SAFETY: default I/O.
-        let out = unsafe { schunk_of_frame(f, &BLOSC2_IO_DEFAULTS, None) };
+        let out = unsafe { schunk_of_frame(f, &BLOSC2_IO_DEFAULTS, None, copy) };
         if !copy {
             // SAFETY: NULL or the handle just created.
             if let Some(h) = unsafe { handle(out) } {

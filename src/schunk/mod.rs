@@ -290,6 +290,24 @@ impl Schunk {
                         })
                         .collect::<Vec<_>>()
                 };
+                if self.chunksize > 0 {
+                    // Keep the common chunk size in the header (a smaller last chunk does not
+                    // make it variable), as C-Blosc2 does.
+                    let io: Arc<dyn crate::frame::Io> = Arc::new(crate::frame::StdIo);
+                    let mut f =
+                        Frame::create(crate::frame::Location::Memory, &self.frame_params(), io)?;
+                    for m in &self.metalayers {
+                        f.add_metalayer(&m.name, &m.content)?;
+                    }
+                    f.set_chunksize(self.chunksize)?;
+                    for c in v {
+                        f.append_chunk(c.bytes())?;
+                    }
+                    for m in &self.vlmetalayers {
+                        f.set_vlmetalayer(&m.name, &m.content)?;
+                    }
+                    return f.into_bytes();
+                }
                 let chunks: Vec<&[u8]> = v.iter().map(Stored::bytes).collect();
                 let f = Frame::from_chunks(
                     &self.frame_params(),

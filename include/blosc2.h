@@ -1811,9 +1811,10 @@ BLOSC_EXPORT int64_t blosc2_schunk_frame_len(blosc2_schunk *schunk);
 BLOSC_EXPORT int blosc2_schunk_free(blosc2_schunk *schunk);
 
 /**
- * A super-chunk backed by an in-memory copy of the contiguous frame `cframe` (`len` bytes).
- * With `copy == false` the `malloc`ed buffer is taken over: it is freed with the super-chunk
- * unless `blosc2_schunk_avoid_cframe_free(schunk, true)` is called (as in C-Blosc2).
+ * A super-chunk from the contiguous frame `cframe` (`len` bytes). With `copy == true` an
+ * in-memory sparse super-chunk holding copies of the chunks (as C-Blosc2); with
+ * `copy == false` an in-memory frame that takes the `malloc`ed buffer over: it is freed with
+ * the super-chunk unless `blosc2_schunk_avoid_cframe_free(schunk, true)` is called.
  *
  * # Safety
  * `cframe` must be readable for `len` bytes.

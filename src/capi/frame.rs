@@ -458,8 +458,9 @@ pub unsafe extern "C" fn blosc2_rename_urlpath(
 ) -> c_int {
     guard(Error::Failure.code(), || {
         // SAFETY: caller's contract.
-        let (Some(a), Some(b)) = (unsafe { path_of(old_urlpath) }, unsafe { path_of(new_path) })
-        else {
+        let (Some(a), Some(b)) = (unsafe { path_of(old_urlpath) }, unsafe {
+            path_of(new_path)
+        }) else {
             return 0;
         };
         match std::fs::rename(&a, &b) {

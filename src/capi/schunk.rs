@@ -676,7 +676,7 @@ pub(crate) unsafe fn new_storage_schunk(
     let mut make = |c: CParams, d: DParams| -> crate::Result<Schunk> {
         // SAFETY: caller's contract for `io`.
         let cio = unsafe { core_io(io) }?;
-        let fp = crate::frame::FrameParams::from_cparams(&c, d.nthreads as i16);
+        let fp = crate::frame::FrameParams::from_cparams(&c, d.nthreads);
         let f = Frame::create(loc.clone(), &fp, cio)?;
         Ok(Schunk::with_frame(c, d, f))
     };

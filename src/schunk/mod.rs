@@ -206,7 +206,7 @@ impl Schunk {
 
     /// The frame parameters describing this super-chunk's compression parameters.
     pub fn frame_params(&self) -> FrameParams {
-        FrameParams::from_cparams(&self.cparams, self.dparams.nthreads as i16)
+        FrameParams::from_cparams(&self.cparams, self.dparams.nthreads)
     }
 
     /// Copy counters, chunk size, flags and metalayers from the frame (frame-backed only).

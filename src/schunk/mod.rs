@@ -668,7 +668,8 @@ impl Schunk {
     ) -> Result<usize> {
         self.current_nchunk = n;
         let i = self.index(n)?;
-        let nb = self.chunk_nbytes(n)? as usize;
+        let src = self.get_chunk(i as i64)?;
+        let nb = Header::sizes(&src)?.0 as usize;
         if dst.len() < nb {
             crate::trace_error!(
                 "Buffer size is too small for the decompressed buffer ('{}' bytes, but '{}' are needed)",
@@ -679,7 +680,6 @@ impl Schunk {
         }
         let mut dp = dparams.clone();
         dp.nchunk = n;
-        let src = self.get_chunk(i as i64)?;
         let got = chunk::decompress(&dp, &src, dst, maskout)?;
         if got != nb {
             crate::trace_error!("Error in decompressing chunk");

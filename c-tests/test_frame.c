@@ -597,6 +597,63 @@ static void test_bad_files(void) {
   blosc2_remove_urlpath(p);
 }
 
+static int g_opens = 0;
+static void *counting_open(const char *urlpath, const char *mode, void *params) {
+  g_opens++;
+  return blosc2_stdio_open(urlpath, mode, params);
+}
+
+/* a user I/O back-end (registered callbacks) for new, open_udio and open_offset_udio */
+static void test_udio(void) {
+  blosc2_io_cb cb = *blosc2_get_io_cb(BLOSC2_IO_FILESYSTEM);
+  cb.id = 170;
+  cb.name = "counting";
+  cb.open = counting_open;
+  CHECK_EQ(blosc2_register_io_cb(&cb), 0);
+  blosc2_io io = {.id = 170, .name = "counting", .params = NULL};
+  for (int k = FILE_FRAME; k <= DIR_FRAME; k++) {
+    const char *p = k == FILE_FRAME ? "tf_udio.b2frame" : "tf_udio.b2dir";
+    blosc2_remove_urlpath(p);
+    blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+    cp.typesize = 4;
+    blosc2_storage st = BLOSC2_STORAGE_DEFAULTS;
+    st.cparams = &cp;
+    st.contiguous = k == FILE_FRAME;
+    st.urlpath = (char *)p;
+    st.io = &io;
+    g_opens = 0;
+    blosc2_schunk *sc = blosc2_schunk_new(&st);
+    CHECK(sc != NULL);
+    if (sc == NULL) continue;
+    for (int i = 0; i < 3; i++)
+      CHECK_EQ(blosc2_schunk_append_buffer(sc, g_data + i * NITEMS, CHUNK_BYTES), i + 1);
+    CHECK_GT(g_opens, 0);
+    check_chunk(sc, 1, NITEMS, NITEMS);
+    blosc2_schunk_free(sc);
+    g_opens = 0;
+    blosc2_schunk *o = blosc2_schunk_open_udio(p, &io);
+    CHECK(o != NULL);
+    if (o) {
+      CHECK_EQ(o->nchunks, 3);
+      for (int i = 0; i < 3; i++) check_chunk(o, i, i * NITEMS, NITEMS);
+      CHECK_GT(g_opens, 0);
+      blosc2_schunk_free(o);
+    }
+    if (k == FILE_FRAME) {
+      g_opens = 0;
+      o = blosc2_schunk_open_offset_udio(p, 0, &io);
+      CHECK(o != NULL);
+      if (o) {
+        CHECK_EQ(o->nchunks, 3);
+        check_chunk(o, 2, 2 * NITEMS, NITEMS);
+        CHECK_GT(g_opens, 0);
+        blosc2_schunk_free(o);
+      }
+    }
+    blosc2_remove_urlpath(p);
+  }
+}
+
 #ifndef B2RS_REFERENCE
 static void test_null_args(void) {
   /* the reference crashes on most of these */
@@ -624,6 +681,7 @@ int main(void) {
   RUN(test_refresh);
   RUN(test_urlpaths);
   RUN(test_bad_files);
+  RUN(test_udio);
 #ifndef B2RS_REFERENCE
   RUN(test_null_args);
 #endif

@@ -697,18 +697,13 @@ impl Schunk {
     /// Decompress block `nblock` of the VL-block chunk `n`.
     pub fn get_vlblock(&self, n: i64, nblock: i32) -> Result<Vec<u8>> {
         let src = self.get_chunk(n)?;
-        let c = chunk::Chunk::parse(&src)?;
-        if !c.header.is_vlblocks() {
-            crate::trace_error!("Chunk {} does not use VL blocks", n);
-            return Err(Error::InvalidParam);
-        }
-        if nblock < 0 || nblock as usize >= c.header.nblocks() {
+        let Ok(nblock) = usize::try_from(nblock) else {
             crate::trace_error!("VL block {} out of range", nblock);
             return Err(Error::InvalidParam);
-        }
+        };
         let mut dp = self.dparams.clone();
         dp.nchunk = n;
-        chunk::decompress::vldecompress_block(&c, &dp, nblock as usize)
+        chunk::decompress::vldecompress_block(&dp, &src, nblock)
     }
 
     /// Fill an empty super-chunk with `nitems` elements of a special value (zeros, NaNs or

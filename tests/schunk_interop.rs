@@ -4,6 +4,7 @@
 //! an offset of a larger file; with metalayers, vlmetalayers, special (zero) chunks and the five
 //! codecs. Python writes and b2rs reads exactly, and b2rs writes the same set that Python reads
 //! exactly (`tests/schunk_interop.py` holds both Python sides and the case definitions).
+//! Python's frames are read both through the Rust API and through b2rs's C API.
 
 mod common;
 
@@ -162,6 +163,81 @@ fn check(dir: &Path, ci: usize, kind: &str, case: char) {
     }
 }
 
+/// Check one case read through b2rs's C API (`blosc2_schunk_open`, `_open_offset`,
+/// `_from_buffer`), with the public struct.
+fn check_c(dir: &Path, ci: usize, kind: &str, case: char) {
+    use b2rs::capi::{frame as cf, meta as cm, schunk as cs};
+    use std::ffi::CString;
+    let name = format!("{case}{ci}_{kind}");
+    let p = path(dir, &name, kind);
+    let cpath = CString::new(p.to_str().unwrap()).unwrap();
+    let mut buf = Vec::new();
+    // SAFETY: valid NUL-terminated paths and buffers; the super-chunk is freed below.
+    let sc = unsafe {
+        match kind {
+            "cf" | "sf" => cf::blosc2_schunk_open(cpath.as_ptr()),
+            "mem" => {
+                buf = std::fs::read(&p).unwrap();
+                cf::blosc2_schunk_from_buffer(buf.as_mut_ptr(), buf.len() as i64, true)
+            }
+            _ => cf::blosc2_schunk_open_offset(cpath.as_ptr(), PREFIX.len() as i64),
+        }
+    };
+    assert!(!sc.is_null(), "{name}");
+    let want = if case == 'd' {
+        data(ci)
+    } else {
+        special_data(ci)
+    };
+    // SAFETY: a live super-chunk from the calls above.
+    unsafe {
+        let c = &*sc;
+        assert_eq!(c.nbytes, want.len() as i64, "{name}");
+        assert_eq!(c.nchunks, if case == 'd' { 11 } else { 5 }, "{name}");
+        assert_eq!(c.typesize, 4, "{name}");
+        assert_eq!(c.compcode, CODECS[ci], "{name}");
+        // from_buffer with copy gives an in-memory sparse super-chunk, as C-Blosc2
+        assert_eq!(c.frame.is_null(), kind == "mem", "{name}");
+        assert_eq!(c.data.is_null(), kind != "mem", "{name}");
+        assert_eq!(
+            (*c.storage).contiguous != 0,
+            kind == "cf" || kind == "off",
+            "{name}"
+        );
+        assert_eq!((*c.storage).urlpath.is_null(), kind == "mem", "{name}");
+        assert_eq!(c.nmetalayers, 1, "{name}");
+        let m = &*c.metalayers[0];
+        let content = std::slice::from_raw_parts(m.content, m.content_len as usize);
+        assert_eq!(content, packb(&meta1(ci)), "{name}");
+        assert_eq!(c.nvlmetalayers, if case == 'd' { 2 } else { 1 }, "{name}");
+        let mut got = Vec::new();
+        let mut out = vec![0u8; CHUNKSIZE];
+        for n in 0..c.nchunks {
+            let len = cs::blosc2_schunk_decompress_chunk(
+                sc,
+                n,
+                out.as_mut_ptr().cast(),
+                CHUNKSIZE as i32,
+            );
+            assert!(len > 0, "{name}: chunk {n}: {len}");
+            got.extend_from_slice(&out[..len as usize]);
+        }
+        assert!(got == want, "{name}: data differs");
+        let vname = CString::new("vl1").unwrap();
+        let mut content: *mut u8 = std::ptr::null_mut();
+        let mut clen = 0i32;
+        assert!(cm::blosc2_vlmeta_get(sc, vname.as_ptr(), &mut content, &mut clen) >= 0);
+        assert_eq!(
+            std::slice::from_raw_parts(content, clen as usize),
+            packb(&vl1(ci)),
+            "{name}"
+        );
+        libc::free(content.cast());
+        cs::blosc2_schunk_free(sc);
+    }
+    drop(buf);
+}
+
 fn compress(p: &CParams, d: &[u8]) -> Vec<u8> {
     let mut out = vec![0u8; d.len() + 64];
     let n = b2rs::chunk::compress(p, d, &mut out).unwrap();
@@ -255,6 +331,7 @@ fn schunk_interop_python_writes_b2rs_reads() {
     let scratch = Scratch::new("schunk-interop", "py2rs");
     run_python("write", &scratch.dir);
     each_case(|ci, kind, case| check(&scratch.dir, ci, kind, case));
+    each_case(|ci, kind, case| check_c(&scratch.dir, ci, kind, case));
 }
 
 #[test]

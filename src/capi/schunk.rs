@@ -6,6 +6,13 @@
 //! sync with the core (counters, `data[]` chunk pointers of in-memory super-chunks, metalayer
 //! copies read by the header-inline `blosc2_meta_get`), since C programs read its fields.
 //! Everything C may read or free is allocated with `libc::malloc`.
+//!
+//! Storage kinds (`blosc2_storage`): in-memory sparse (no urlpath, not contiguous: `frame` NULL,
+//! `data[]` set), in-memory frame (contiguous, no urlpath), contiguous frame file (urlpath,
+//! contiguous) and sparse frame directory (urlpath only). Frame-backed super-chunks show a
+//! non-NULL opaque `frame` and a NULL `data`, as C-Blosc2's; their chunks come from the frame
+//! (`get_chunk` lends chunks of in-memory frames and gives `malloc`ed copies otherwise).
+//! Opening, serialising and the urlpath helpers live in `frame.rs`.
 
 use super::context::{blosc2_context_s, Kind};
 use super::types::*;

@@ -677,6 +677,47 @@ static void test_udio(void) {
   }
 }
 
+/* the memory-mapped I/O back-end (BLOSC2_IO_FILESYSTEM_MMAP) for a file frame */
+static void test_mmap_io(void) {
+  const char *p = "tf_mmap.b2frame";
+  blosc2_remove_urlpath(p);
+  blosc2_stdio_mmap mm = BLOSC2_STDIO_MMAP_DEFAULTS;
+  mm.mode = "w+";
+  blosc2_io io = {.id = BLOSC2_IO_FILESYSTEM_MMAP, .name = "filesystem_mmap", .params = &mm};
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 4;
+  blosc2_storage st = BLOSC2_STORAGE_DEFAULTS;
+  st.cparams = &cp;
+  st.contiguous = true;
+  st.urlpath = (char *)p;
+  st.io = &io;
+  blosc2_schunk *sc = blosc2_schunk_new(&st);
+  CHECK(sc != NULL);
+  if (sc == NULL) return;
+  for (int i = 0; i < 4; i++)
+    CHECK_EQ(blosc2_schunk_append_buffer(sc, g_data + i * NITEMS, CHUNK_BYTES), i + 1);
+  for (int i = 0; i < 4; i++) check_chunk(sc, i, i * NITEMS, NITEMS);
+  blosc2_schunk_free(sc);
+  /* read back with the default back-end and with a read-only mapping */
+  blosc2_schunk *o = blosc2_schunk_open(p);
+  CHECK(o != NULL);
+  if (o) {
+    CHECK_EQ(o->nchunks, 4);
+    for (int i = 0; i < 4; i++) check_chunk(o, i, i * NITEMS, NITEMS);
+    blosc2_schunk_free(o);
+  }
+  blosc2_stdio_mmap mr = BLOSC2_STDIO_MMAP_DEFAULTS;
+  blosc2_io ior = {.id = BLOSC2_IO_FILESYSTEM_MMAP, .name = "filesystem_mmap", .params = &mr};
+  o = blosc2_schunk_open_udio(p, &ior);
+  CHECK(o != NULL);
+  if (o) {
+    CHECK_EQ(o->nchunks, 4);
+    for (int i = 0; i < 4; i++) check_chunk(o, i, i * NITEMS, NITEMS);
+    blosc2_schunk_free(o);
+  }
+  blosc2_remove_urlpath(p);
+}
+
 #ifndef B2RS_REFERENCE
 static void test_null_args(void) {
   /* the reference crashes on most of these */
@@ -705,6 +746,7 @@ int main(void) {
   RUN(test_urlpaths);
   RUN(test_bad_files);
   RUN(test_udio);
+  RUN(test_mmap_io);
 #ifndef B2RS_REFERENCE
   RUN(test_null_args);
 #endif

@@ -127,6 +127,9 @@ fn text_obj(out: &mut String, v: &[(String, Json)], indent: usize) {
     let pad = "  ".repeat(indent);
     for (k, x) in v {
         match x {
+            Json::Obj(inner) if inner.is_empty() => {
+                let _ = writeln!(out, "{pad}{k}: {{}}");
+            }
             Json::Obj(inner) => {
                 let _ = writeln!(out, "{pad}{k}:");
                 text_obj(out, inner, indent + 1);

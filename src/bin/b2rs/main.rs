@@ -126,7 +126,10 @@ fn parse_size(s: &str) -> Option<usize> {
 }
 
 fn parse_list<T: std::str::FromStr>(opt: &str, s: &str) -> Res<Vec<T>> {
-    let s = s.trim().trim_start_matches(['(', '[']).trim_end_matches([')', ']']);
+    let s = s
+        .trim()
+        .trim_start_matches(['(', '['])
+        .trim_end_matches([')', ']']);
     if s.trim().is_empty() {
         return Ok(Vec::new());
     }
@@ -134,7 +137,11 @@ fn parse_list<T: std::str::FromStr>(opt: &str, s: &str) -> Res<Vec<T>> {
         .filter(|x| !x.trim().is_empty())
         .map(|x| x.trim().parse::<T>())
         .collect::<Result<Vec<T>, _>>()
-        .or_else(|_| usage(format!("{opt}: expected a comma-separated list of integers, got {s:?}")))
+        .or_else(|_| {
+            usage(format!(
+                "{opt}: expected a comma-separated list of integers, got {s:?}"
+            ))
+        })
 }
 
 fn parse_filter(s: &str) -> Res<(u8, u8)> {
@@ -350,8 +357,11 @@ fn open_input(path: &Path) -> Res<Input> {
         let mut f = File::open(path).map_err(|e| format!("{}: {e}", d(path)))?;
         let n = read_full(&mut f, &mut magic).map_err(|e| format!("{}: {e}", d(path)))?;
         if n == 4 && &magic == b"blpk" {
-            let r = bloscpack::Reader::new(BufReader::with_capacity(1 << 20, File::open(path).map_err(|e| format!("{}: {e}", d(path)))?))
-                .map_err(|e| format!("{}: bad Bloscpack file: {e}", d(path)))?;
+            let r = bloscpack::Reader::new(BufReader::with_capacity(
+                1 << 20,
+                File::open(path).map_err(|e| format!("{}: {e}", d(path)))?,
+            ))
+            .map_err(|e| format!("{}: bad Bloscpack file: {e}", d(path)))?;
             return Ok(Input::Blp(r));
         }
         if n < 4 || magic[..2] != index_magic()[..2] {
@@ -364,9 +374,14 @@ fn open_input(path: &Path) -> Res<Input> {
     }
     let frame = Frame::open_path(path, 0, Arc::new(StdIo)).map_err(|e| {
         format!(
-            "{}: cannot open the {}frame: {e}",
+            "{}: cannot open the {}frame: {e}{}",
             d(path),
-            if md.is_dir() { "sparse " } else { "" }
+            if md.is_dir() { "sparse " } else { "" },
+            if md.is_dir() {
+                String::new()
+            } else {
+                truncation_note(path, md.len())
+            }
         )
     })?;
     let find = |name: &str| {
@@ -383,6 +398,23 @@ fn open_input(path: &Path) -> Res<Input> {
         return Ok(Input::B2nd(frame, meta));
     }
     Ok(Input::Frame(frame))
+}
+
+/// Why a contiguous frame may not open: a file shorter than the length its header records.
+fn truncation_note(path: &Path, len: u64) -> String {
+    let mut head = [0u8; 32];
+    let n = File::open(path)
+        .and_then(|mut f| read_full(&mut f, &mut head))
+        .unwrap_or(0);
+    if n < 24 {
+        return format!(" (the file is truncated: only {len} bytes)");
+    }
+    match b2rs::frame::header::frame_len_of(&head[..n]) {
+        Ok(fl) if fl > 0 && (fl as u64) > len => {
+            format!(" (the file is truncated: its header says {fl} bytes, it has {len})")
+        }
+        _ => String::new(),
+    }
 }
 
 fn index_magic() -> [u8; 10] {
@@ -454,15 +486,21 @@ fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
 
 /// Decompress one chunk of a frame, checking its size.
 fn decode_chunk(f: &Frame, n: i64, dp: &DParams, out: &mut Vec<u8>) -> Result<(), String> {
-    let c = f.get_chunk(n).map_err(|e| format!("chunk {n}: cannot be read: {e}"))?;
+    let c = f
+        .get_chunk(n)
+        .map_err(|e| format!("chunk {n}: cannot be read: {e}"))?;
     let h = Header::parse(&c).map_err(|e| format!("chunk {n}: bad header: {e}"))?;
     let nb = h.nbytes.max(0) as usize;
     out.clear();
     out.resize(nb, 0);
-    let got = b2rs::chunk::decompress(dp, &c, out, None)
+    let mut dp = dp.clone();
+    dp.schunk_typesize = Some(f.params().typesize);
+    let got = b2rs::chunk::decompress(&dp, &c, out, None)
         .map_err(|e| format!("chunk {n}: cannot be decompressed: {e}"))?;
     if got != nb {
-        return Err(format!("chunk {n}: decompressed to {got} bytes, header says {nb}"));
+        return Err(format!(
+            "chunk {n}: decompressed to {got} bytes, header says {nb}"
+        ));
     }
     Ok(())
 }
@@ -534,7 +572,10 @@ impl Decoded {
                 }
             }
             Input::Blp(r) => {
-                if !r.read_next_chunk_into(&mut self.buf).map_err(|e| e.to_string())? {
+                if !r
+                    .read_next_chunk_into(&mut self.buf)
+                    .map_err(|e| e.to_string())?
+                {
                     return Ok(false);
                 }
             }
@@ -586,6 +627,8 @@ fn cparams_from(o: &Opts, mut base: CParams) -> CParams {
         base.filters_meta = m;
     }
     base.nthreads = o.threads;
+    // chunks go to a super-chunk: filters with meta 0 (bytedelta) use its typesize
+    base.schunk_typesize = Some(base.typesize);
     base
 }
 
@@ -608,7 +651,8 @@ fn out_location(path: &Path, sparse: bool) -> Res<Location> {
                     d(path)
                 ));
             }
-            std::fs::remove_dir_all(path).map_err(|e| format!("{}: cannot replace: {e}", d(path)))?;
+            std::fs::remove_dir_all(path)
+                .map_err(|e| format!("{}: cannot replace: {e}", d(path)))?;
         } else if sparse {
             std::fs::remove_file(path).map_err(|e| format!("{}: cannot replace: {e}", d(path)))?;
         }
@@ -697,11 +741,15 @@ fn b2nd_spec(o: &Opts, from: Option<(&Meta, usize)>, len: u64, inp: &Path) -> Re
         (Some(dt), _, _) => nd::itemsize_of_dtype(dt).or_else(|e| usage(e))?,
         (None, Some(t), _) => t as usize,
         (None, None, Some((_, t))) => t,
-        (None, None, None) => return usage("a .b2nd output needs --dtype (e.g. '<f8') or --typesize"),
+        (None, None, None) => {
+            return usage("a .b2nd output needs --dtype (e.g. '<f8') or --typesize")
+        }
     };
     if let Some(t) = o.typesize {
         if t as usize != itemsize {
-            return usage(format!("--typesize {t} differs from the dtype's item size {itemsize}"));
+            return usage(format!(
+                "--typesize {t} differs from the dtype's item size {itemsize}"
+            ));
         }
     }
     let shape = match (&o.shape, from) {
@@ -723,18 +771,35 @@ fn b2nd_spec(o: &Opts, from: Option<(&Meta, usize)>, len: u64, inp: &Path) -> Re
             "{}: holds {len} bytes, but shape {:?} of {itemsize}-byte items needs {}",
             d(inp),
             shape,
-            nitems.map(|n| (n as u128 * itemsize as u128).to_string()).unwrap_or("too many".into())
+            nitems
+                .map(|n| (n as u128 * itemsize as u128).to_string())
+                .unwrap_or("too many".into())
         ));
     }
     let keep = |v: &Option<Vec<i32>>, from_v: Option<Vec<i32>>| -> Option<Vec<i32>> {
-        v.clone().or(if o.shape.is_none() && o.chunk_size.is_none() { from_v } else { None })
+        v.clone()
+            .or(if o.shape.is_none() && o.chunk_size.is_none() {
+                from_v
+            } else {
+                None
+            })
     };
     let chunks = keep(&o.chunks, from.map(|(m, _)| m.chunkshape.clone()));
-    let blocks = keep(&o.blocks, if o.chunks.is_none() { from.map(|(m, _)| m.blockshape.clone()) } else { None });
+    let blocks = keep(
+        &o.blocks,
+        if o.chunks.is_none() {
+            from.map(|(m, _)| m.blockshape.clone())
+        } else {
+            None
+        },
+    );
     for (what, v) in [("--chunks", &chunks), ("--blocks", &blocks)] {
         if let Some(v) = v {
             if v.len() != shape.len() {
-                return usage(format!("{what} must have {} dimensions like the shape", shape.len()));
+                return usage(format!(
+                    "{what} must have {} dimensions like the shape",
+                    shape.len()
+                ));
             }
             if v.iter().any(|&x| x <= 0) {
                 return usage(format!("{what}: every dimension must be positive"));
@@ -760,14 +825,21 @@ fn write_b2nd(
 ) -> Res<()> {
     let layout = Layout::new(&spec.meta, spec.itemsize).map_err(|e| format!("{}: {e}", d(out)))?;
     if spec.itemsize > 255 {
-        return fail(format!("{}: item size {} is above Blosc's 255", d(out), spec.itemsize));
+        return fail(format!(
+            "{}: item size {} is above Blosc's 255",
+            d(out),
+            spec.itemsize
+        ));
     }
     let mut cp = cp.clone();
     cp.typesize = spec.itemsize as i32;
+    cp.schunk_typesize = Some(cp.typesize);
     cp.blocksize = layout.block_bytes() as i32;
     let cb = layout.chunk_bytes();
     if cb > b2rs::chunk::header::MAX_BUFFERSIZE as usize || layout.block_bytes() > cb {
-        return usage(format!("chunks of {cb} bytes are too large (--chunks / --chunk-size)"));
+        return usage(format!(
+            "chunks of {cb} bytes are too large (--chunks / --chunk-size)"
+        ));
     }
     let serialized = spec
         .meta
@@ -788,7 +860,10 @@ fn write_b2nd(
         slab.resize((rows as u64 * layout.row_bytes()) as usize, 0);
         let n = read_full(src, &mut slab).map_err(|e| rerr(inp, e))?;
         if n != slab.len() {
-            return fail(format!("{}: ends early (the shape needs more data)", d(inp)));
+            return fail(format!(
+                "{}: ends early (the shape needs more data)",
+                d(inp)
+            ));
         }
         for k in 0..layout.chunks_per_slab() {
             layout
@@ -823,7 +898,9 @@ fn write_blp(
     };
     let w = BufWriter::with_capacity(1 << 20, f);
     let mut w = bloscpack::pack_stream(src, len, w, &params, None).map_err(|e| match e {
-        bloscpack::Error::Read(io) | bloscpack::Error::Write(io) if io.kind() == std::io::ErrorKind::Other => {
+        bloscpack::Error::Read(io) | bloscpack::Error::Write(io)
+            if io.kind() == std::io::ErrorKind::Other =>
+        {
             format!("{}: {io}", d(inp))
         }
         bloscpack::Error::Truncated(_) => format!("{}: shorter than announced", d(inp)),
@@ -851,10 +928,24 @@ fn encode(
     let r = match fmt {
         OutFormat::Frame => {
             let cs = chunk_size / cp.typesize.max(1) as usize * cp.typesize.max(1) as usize;
-            write_frame(src, inp, len, &cp, cs.max(cp.typesize as usize), out, sparse)
+            write_frame(
+                src,
+                inp,
+                len,
+                &cp,
+                cs.max(cp.typesize as usize),
+                out,
+                sparse,
+            )
         }
         OutFormat::B2nd => {
             let spec = b2nd_spec(o, from_b2nd, len, inp)?;
+            if cp.filters.contains(&filter_id::DELTA) && !o.quiet {
+                eprintln!(
+                    "b2rs: note: C-Blosc2 3.3.5 and Python blosc2 misread slices of delta-filtered \
+                     b2nd arrays whose chunks are not covered whole (b2rs reads them correctly)"
+                );
+            }
             write_b2nd(src, inp, &spec, &cp, out, sparse)
         }
         OutFormat::Blp => {
@@ -878,7 +969,10 @@ fn compress(o: &Opts, inp: &Path, out: &Path) -> Res<()> {
     let f = File::open(inp).map_err(|e| format!("{}: {e}", d(inp)))?;
     let md = f.metadata().map_err(|e| format!("{}: {e}", d(inp)))?;
     if md.is_dir() {
-        return fail(format!("{}: is a directory, not a file of raw bytes", d(inp)));
+        return fail(format!(
+            "{}: is a directory, not a file of raw bytes",
+            d(inp)
+        ));
     }
     let len = md.len();
     let base = if fmt == OutFormat::Blp {
@@ -909,7 +1003,11 @@ fn decompress(o: &Opts, inp: &Path, out: &Path) -> Res<()> {
     let mut w = BufWriter::with_capacity(1 << 20, f);
     let r = (|| -> Res<()> {
         loop {
-            if !src.inner.fill_if_empty().map_err(|e| format!("{}: {e}", d(inp)))? {
+            if !src
+                .inner
+                .fill_if_empty()
+                .map_err(|e| format!("{}: {e}", d(inp)))?
+            {
                 break;
             }
             let piece = &src.inner.buf[src.inner.pos..];
@@ -1047,8 +1145,14 @@ fn meta_json(m: &Meta, typesize: i32) -> Json {
     Json::Obj(vec![
         ("ndim".into(), Json::int(m.ndim() as i64)),
         ("shape".into(), arr(m.shape.clone())),
-        ("chunkshape".into(), arr(m.chunkshape.iter().map(|&x| x as i64).collect())),
-        ("blockshape".into(), arr(m.blockshape.iter().map(|&x| x as i64).collect())),
+        (
+            "chunkshape".into(),
+            arr(m.chunkshape.iter().map(|&x| x as i64).collect()),
+        ),
+        (
+            "blockshape".into(),
+            arr(m.blockshape.iter().map(|&x| x as i64).collect()),
+        ),
         (
             "dtype".into(),
             match &m.dtype {
@@ -1104,7 +1208,10 @@ fn frame_info(f: &Frame, path: &Path, b2nd: Option<&Meta>) -> Json {
             let kind = if o < 0 {
                 index::special_of_offset(o).map(special_name)
             } else {
-                match f.get_chunk(i as i64).map(|c| Header::parse(&c).map(|h| h.special())) {
+                match f
+                    .get_chunk(i as i64)
+                    .map(|c| Header::parse(&c).map(|h| h.special()))
+                {
                     Ok(Ok(s)) => s.map(special_name),
                     Ok(Err(e)) | Err(e) => {
                         errors.push(Json::str(format!("chunk {i}: {e}")));
@@ -1202,7 +1309,10 @@ fn blp_info(r: &bloscpack::Reader<BufReader<File>>, path: &Path) -> Res<Json> {
             } else {
                 "none"
             };
-            v.push(("filters".into(), Json::Arr(vec![Json::Obj(vec![("name".into(), Json::str(filter))])])));
+            v.push((
+                "filters".into(),
+                Json::Arr(vec![Json::Obj(vec![("name".into(), Json::str(filter))])]),
+            ));
             v.push(("blosc_version".into(), Json::int(hb[0])));
         }
     }
@@ -1211,7 +1321,9 @@ fn blp_info(r: &bloscpack::Reader<BufReader<File>>, path: &Path) -> Res<Json> {
     v.push(("file_size".into(), Json::int(file_len)));
     v.push((
         "ratio".into(),
-        nbytes.map(|n| ratio(n as i64, file_len as i64)).unwrap_or(Json::Null),
+        nbytes
+            .map(|n| ratio(n as i64, file_len as i64))
+            .unwrap_or(Json::Null),
     ));
     if let Some(m) = r.metadata() {
         let mh = &m.header;
@@ -1222,7 +1334,10 @@ fn blp_info(r: &bloscpack::Reader<BufReader<File>>, path: &Path) -> Res<Json> {
         v.push((
             "metadata".into(),
             Json::Obj(vec![
-                ("magic_format".into(), Json::str(String::from_utf8_lossy(mh.magic_name()))),
+                (
+                    "magic_format".into(),
+                    Json::str(String::from_utf8_lossy(mh.magic_name())),
+                ),
                 ("codec".into(), Json::str(format!("{:?}", mh.meta_codec))),
                 ("checksum".into(), Json::str(mh.meta_checksum.name())),
                 ("size".into(), Json::int(mh.meta_size)),
@@ -1241,7 +1356,11 @@ fn info(o: &Opts, path: &Path) -> Res<()> {
         Input::B2nd(f, m) => frame_info(f, path, Some(m)),
         Input::Blp(r) => blp_info(r, path)?,
     };
-    let text = if o.json { j.to_json_pretty() + "\n" } else { j.to_text() };
+    let text = if o.json {
+        j.to_json_pretty() + "\n"
+    } else {
+        j.to_text()
+    };
     let mut so = std::io::stdout().lock();
     let _ = so.write_all(text.as_bytes());
     Ok(())
@@ -1299,7 +1418,9 @@ fn verify(o: &Opts, path: &Path) -> Res<u8> {
             }
         }
         Input::Blp(_) => {
-            let Input::Blp(mut r) = input else { unreachable!() };
+            let Input::Blp(mut r) = input else {
+                unreachable!()
+            };
             r.set_dparams(dp);
             let h = r.header().clone();
             let mut buf = Vec::new();
@@ -1311,7 +1432,11 @@ fn verify(o: &Opts, path: &Path) -> Res<u8> {
                             total += buf.len() as u64;
                             prog.add(buf.len() as u64);
                         }
-                        Err(e) => bad.push(format!("{}: chunk {i}: {}", d(path), strip_chunk(&e.to_string(), i))),
+                        Err(e) => bad.push(format!(
+                            "{}: chunk {i}: {}",
+                            d(path),
+                            strip_chunk(&e.to_string(), i)
+                        )),
                     }
                 }
             } else {
@@ -1350,7 +1475,9 @@ fn verify(o: &Opts, path: &Path) -> Res<u8> {
 
 /// "chunk 3: chunk 3: x" → "chunk 3: x".
 fn strip_chunk(msg: &str, i: u64) -> String {
-    msg.strip_prefix(&format!("chunk {i}: ")).unwrap_or(msg).to_string()
+    msg.strip_prefix(&format!("chunk {i}: "))
+        .unwrap_or(msg)
+        .to_string()
 }
 
 fn report(path: &Path, bad: Vec<String>, nchunks: i64, total: u64) -> Res<u8> {
@@ -1361,6 +1488,10 @@ fn report(path: &Path, bad: Vec<String>, nchunks: i64, total: u64) -> Res<u8> {
     for b in &bad {
         eprintln!("b2rs: {b}");
     }
-    fail(format!("{}: damaged ({} problem{})", d(path), bad.len(), if bad.len() == 1 { "" } else { "s" }))
+    fail(format!(
+        "{}: damaged ({} problem{})",
+        d(path),
+        bad.len(),
+        if bad.len() == 1 { "" } else { "s" }
+    ))
 }
-

@@ -135,7 +135,13 @@ impl Layout {
     }
 
     /// Copy the array items of chunk `k` of slab `s` into the slab data.
-    pub fn unpack_chunk(&self, s: i64, k: i64, chunk: &[u8], slab: &mut [u8]) -> Result<(), String> {
+    pub fn unpack_chunk(
+        &self,
+        s: i64,
+        k: i64,
+        chunk: &[u8],
+        slab: &mut [u8],
+    ) -> Result<(), String> {
         let (r0, rows) = self.slab_rows(s);
         let sshape = self.slab_shape(rows);
         let bshape: Vec<i64> = self.geom.blockshape().iter().map(|&x| x as i64).collect();
@@ -172,24 +178,33 @@ pub fn auto_shapes(
 ) -> (Vec<i32>, Vec<i32>) {
     fn shrink(mut s: Vec<i64>, itemsize: usize, target: usize) -> Vec<i64> {
         for i in 0..s.len() {
-            while s[i] > 1 && s.iter().product::<i64>() as u128 * itemsize as u128 > target as u128 {
+            while s[i] > 1 && s.iter().product::<i64>() as u128 * itemsize as u128 > target as u128
+            {
                 s[i] = (s[i] + 1) / 2;
             }
         }
         s
     }
     let chunks = chunks.unwrap_or_else(|| {
-        shrink(shape.iter().map(|&x| x.max(1)).collect(), itemsize, chunk_target)
-            .into_iter()
-            .map(|x| x.min(i32::MAX as i64) as i32)
-            .collect()
+        shrink(
+            shape.iter().map(|&x| x.max(1)).collect(),
+            itemsize,
+            chunk_target,
+        )
+        .into_iter()
+        .map(|x| x.min(i32::MAX as i64) as i32)
+        .collect()
     });
     let blocks = blocks.unwrap_or_else(|| {
         let block_target = (chunk_target / 16).clamp(16 << 10, 256 << 10);
-        shrink(chunks.iter().map(|&x| x.max(1) as i64).collect(), itemsize, block_target)
-            .into_iter()
-            .map(|x| x as i32)
-            .collect()
+        shrink(
+            chunks.iter().map(|&x| x.max(1) as i64).collect(),
+            itemsize,
+            block_target,
+        )
+        .into_iter()
+        .map(|x| x as i32)
+        .collect()
     });
     (chunks, blocks)
 }

@@ -738,7 +738,7 @@ fn b2nd_spec(o: &Opts, from: Option<(&Meta, usize)>, len: u64, inp: &Path) -> Re
         .clone()
         .or_else(|| from.and_then(|(m, _)| m.dtype_str().map(String::from)));
     let itemsize = match (&dtype, o.typesize, from) {
-        (Some(dt), _, _) => nd::itemsize_of_dtype(dt).or_else(|e| usage(e))?,
+        (Some(dt), _, _) => nd::itemsize_of_dtype(dt).or_else(usage)?,
         (None, Some(t), _) => t as usize,
         (None, None, Some((_, t))) => t,
         (None, None, None) => {
@@ -1050,8 +1050,7 @@ fn convert(o: &Opts, inp: &Path, out: &Path) -> Res<()> {
             .filters
             .iter()
             .copied()
-            .filter(|&f| f == filter_id::SHUFFLE || f == filter_id::BITSHUFFLE)
-            .last()
+            .rfind(|&f| f == filter_id::SHUFFLE || f == filter_id::BITSHUFFLE)
             .unwrap_or(0);
         base.filters = [0, 0, 0, 0, 0, keep];
         base.filters_meta = [0; 6];
@@ -1422,7 +1421,7 @@ fn verify(o: &Opts, path: &Path) -> Res<u8> {
                 unreachable!()
             };
             r.set_dparams(dp);
-            let h = r.header().clone();
+            let h = *r.header();
             let mut buf = Vec::new();
             if h.offsets && h.nchunks >= 0 {
                 nchunks = h.nchunks;

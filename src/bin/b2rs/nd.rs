@@ -23,7 +23,7 @@ impl Layout {
             meta.geometry()
         }
         .map_err(|e| format!("invalid b2nd shapes: {e}"))?;
-        if meta.shape.iter().any(|&s| s == 0) {
+        if meta.shape.contains(&0) {
             return Err("arrays with a zero-sized dimension are not supported".into());
         }
         Ok(Layout { geom, itemsize })

@@ -454,6 +454,14 @@ print('ok')
             "{\"foo\": \"bar\"}"
         ]
     );
+    // an array packed by bloscpack converts to b2nd with its shape and dtype
+    let nd = s.path("pynd.b2nd");
+    b2rs_ok(&["convert", p(&s.path("pynd.blp")), p(&nd)]);
+    let j = info_json(&s.dir, &nd, &["j['b2nd']['shape']", "j['b2nd']['dtype']"]);
+    assert_eq!(j, ["[30000]", "\"<i4\""]);
+    let back = s.path("pynd.b2nd.raw");
+    b2rs_ok(&["decompress", p(&nd), p(&back)]);
+    assert!(read(&back) == read(&s.path("nd.raw")));
     // a damaged chunk is named, through its checksum
     let mut bytes = read(&s.path("py.blp"));
     let n = bytes.len();

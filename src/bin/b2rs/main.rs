@@ -471,6 +471,38 @@ fn input_cparams(inp: &Input) -> CParams {
     }
 }
 
+/// The shape and dtype of a NumPy array packed by Python bloscpack (`pack_ndarray_*`), from its
+/// metadata `{"dtype": "'<i4'", "shape": [..], "order": "C", "container": "numpy"}`; `None` for
+/// anything else (Fortran order, structured dtypes, other metadata).
+fn numpy_hint(data: &[u8]) -> Option<(Meta, usize)> {
+    let text = std::str::from_utf8(data).ok()?;
+    let value = |key: &str| -> Option<&str> {
+        let i = text.find(&format!("\"{key}\""))? + key.len() + 2;
+        let rest = text[i..].trim_start().strip_prefix(':')?.trim_start();
+        if let Some(r) = rest.strip_prefix('"') {
+            return r.find('"').map(|e| &r[..e]);
+        }
+        if rest.starts_with('[') {
+            return rest.find(']').map(|e| &rest[1..e]);
+        }
+        None
+    };
+    if value("container")? != "numpy" || value("order")? != "C" {
+        return None;
+    }
+    let dtype = value("dtype")?.trim_matches('\'');
+    let itemsize = nd::itemsize_of_dtype(dtype).ok()?;
+    let shape: Vec<i64> = value("shape")?
+        .split(',')
+        .filter(|x| !x.trim().is_empty())
+        .map(|x| x.trim().parse().ok())
+        .collect::<Option<Vec<i64>>>()?;
+    if shape.is_empty() {
+        return None;
+    }
+    Some((Meta::new(&shape, &[], &[]).with_dtype(dtype), itemsize))
+}
+
 fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
@@ -777,6 +809,7 @@ fn b2nd_spec(o: &Opts, from: Option<(&Meta, usize)>, len: u64, inp: &Path) -> Re
         ));
     }
     let keep = |v: &Option<Vec<i32>>, from_v: Option<Vec<i32>>| -> Option<Vec<i32>> {
+        let from_v = from_v.filter(|f| f.len() == shape.len() && !f.is_empty());
         v.clone()
             .or(if o.shape.is_none() && o.chunk_size.is_none() {
                 from_v
@@ -1064,6 +1097,7 @@ fn convert(o: &Opts, inp: &Path, out: &Path) -> Res<()> {
     base.use_dict = false;
     let from_meta = match &input {
         Input::B2nd(f, m) => Some((m.clone(), f.params().typesize.max(1) as usize)),
+        Input::Blp(r) => r.metadata().and_then(|m| numpy_hint(&m.data)),
         _ => None,
     };
     let dec = Decoded::new(input, inp, o.threads)?;

@@ -176,9 +176,26 @@ fn write_memcpyed(plan: &Plan, data: &[u8], dst: &mut [u8], upfront: bool) -> Re
 type BlockResult = Result<Option<Vec<u8>>>;
 
 /// Whether `piece` is one repeated byte; returns it.
-fn run_value(piece: &[u8]) -> Option<u8> {
+///
+/// Runs are common in shuffled data (constant byte planes) and a run is only known once every
+/// byte has been seen, so this is checked 64 bytes at a time: the OR of the XORs over a
+/// fixed-size array compiles to a few vector instructions, and the early exit per window keeps
+/// non-runs (the usual case) cheap.
+pub(crate) fn run_value(piece: &[u8]) -> Option<u8> {
+    const W: usize = 64;
     let first = *piece.first()?;
-    piece.iter().all(|&b| b == first).then_some(first)
+    let mut windows = piece.chunks_exact(W);
+    for w in &mut windows {
+        let w: &[u8; W] = w.try_into().expect("64-byte window");
+        if w.iter().fold(0u8, |acc, &b| acc | (b ^ first)) != 0 {
+            return None;
+        }
+    }
+    windows
+        .remainder()
+        .iter()
+        .all(|&b| b == first)
+        .then_some(first)
 }
 
 /// Encode the streams of one filtered block into `out`; `Ok(None)` if it does not fit.
@@ -702,4 +719,26 @@ pub fn vlcompress(params: &CParams, blocks: &[&[u8]], dst: &mut [u8]) -> Result<
 /// Whether a split mode setting is one of the valid values.
 pub fn valid_splitmode(v: i32) -> bool {
     (1..=4).contains(&v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::run_value;
+
+    #[test]
+    fn run_value_matches_the_definition() {
+        assert_eq!(run_value(&[]), None);
+        for len in [1usize, 2, 63, 64, 65, 127, 128, 129, 1000] {
+            for v in [0u8, 1, 0xff] {
+                let mut piece = vec![v; len];
+                assert_eq!(run_value(&piece), Some(v), "len {len}");
+                for at in [0, len / 2, len - 1] {
+                    piece[at] ^= 0x10;
+                    let want = if len == 1 { Some(v ^ 0x10) } else { None };
+                    assert_eq!(run_value(&piece), want, "len {len} at {at}");
+                    piece[at] ^= 0x10;
+                }
+            }
+        }
+    }
 }

@@ -172,13 +172,51 @@ fn write_memcpyed(plan: &Plan, data: &[u8], dst: &mut [u8], upfront: bool) -> Re
     Ok(total)
 }
 
-/// The outcome of compressing one block on a worker: its bytes, or `None` if it did not fit.
-type BlockResult = Result<Option<Vec<u8>>>;
+thread_local! {
+    /// Staging buffer of the parallel compression on this (calling) thread, kept between calls.
+    static STAGING: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Staging buffers larger than this are freed after the call instead of kept.
+const STAGING_KEEP: usize = 64 << 20;
+
+/// This thread's staging buffer, at least `n` bytes long (taken: a nested call gets its own).
+fn take_staging(n: usize) -> Vec<u8> {
+    let mut v = STAGING.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    if v.len() < n {
+        v.resize(n, 0);
+    }
+    v
+}
+
+/// Give the staging buffer back for the next call.
+fn put_staging(v: Vec<u8>) {
+    if v.len() <= STAGING_KEEP {
+        STAGING.with(|s| *s.borrow_mut() = v);
+    }
+}
 
 /// Whether `piece` is one repeated byte; returns it.
-fn run_value(piece: &[u8]) -> Option<u8> {
+///
+/// Runs are common in shuffled data (constant byte planes) and a run is only known once every
+/// byte has been seen, so this is checked 64 bytes at a time: the OR of the XORs over a
+/// fixed-size array compiles to a few vector instructions, and the early exit per window keeps
+/// non-runs (the usual case) cheap.
+pub(crate) fn run_value(piece: &[u8]) -> Option<u8> {
+    const W: usize = 64;
     let first = *piece.first()?;
-    piece.iter().all(|&b| b == first).then_some(first)
+    let mut windows = piece.chunks_exact(W);
+    for w in &mut windows {
+        let w: &[u8; W] = w.try_into().expect("64-byte window");
+        if w.iter().fold(0u8, |acc, &b| acc | (b ^ first)) != 0 {
+            return None;
+        }
+    }
+    windows
+        .remainder()
+        .iter()
+        .all(|&b| b == first)
+        .then_some(first)
 }
 
 /// Encode the streams of one filtered block into `out`; `Ok(None)` if it does not fit.
@@ -385,16 +423,26 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
             Ok(true)
         })?
     } else {
-        // Parallel: each block is compressed into its own buffer, then laid out in order.
-        let results: Vec<Mutex<Option<BlockResult>>> =
+        // Parallel: each block is compressed into its own slot of a staging buffer (reused
+        // across calls), then the slots are laid out in order.
+        let nstreams_max = if plan.split { plan.typesize.max(1) } else { 1 };
+        let budget = plan.blocksize + 4 * plan.typesize.max(nstreams_max);
+        let slot = budget + 4 * nstreams_max + 1;
+        let mut staging = take_staging(slot * plan.nblocks);
+        let slots: Vec<Mutex<&mut [u8]>> = staging
+            .chunks_mut(slot)
+            .take(plan.nblocks)
+            .map(Mutex::new)
+            .collect();
+        let results: Vec<Mutex<Option<Result<Option<usize>>>>> =
             (0..plan.nblocks).map(|_| Mutex::new(None)).collect();
         parallel_for(nthreads, plan.nblocks, &|j| {
-            let r = with_worker(|w: &mut Worker| -> Result<Option<Vec<u8>>> {
+            let mut out = slots[j].lock().unwrap_or_else(|e| e.into_inner());
+            let r = with_worker(|w: &mut Worker| -> Result<Option<usize>> {
                 let bsize = plan.bsize(j);
                 let off = j * plan.blocksize;
                 let nstreams = plan.nstreams(j);
-                let budget = plan.blocksize + 4 * plan.typesize.max(nstreams);
-                let (codec, a, b, out) = w.buffers(budget + 4 * nstreams + 1);
+                let (codec, a, b, _) = w.buffers(plan.blocksize);
                 let filtered: &[u8] = match &filtered_all {
                     Some(f) => &f[off..off + bsize],
                     None => pipeline::forward(
@@ -406,42 +454,51 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
                         &mut b[..bsize],
                     )?,
                 };
-                Ok(encode_streams(
+                encode_streams(
                     codec,
                     params,
                     filtered,
                     nstreams,
-                    out,
+                    &mut out,
                     budget,
                     cdict.as_ref(),
                     hdr_bytes,
-                )?
-                .map(|n| out[..n].to_vec()))
+                )
             });
             *results[j].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
         });
+        drop(slots);
         let mut fits = true;
         for (j, cell) in results.into_iter().enumerate() {
             let r = cell
                 .into_inner()
                 .unwrap_or_else(|e| e.into_inner())
-                .ok_or(Error::ThreadCreate)??;
-            let Some(block) = r else {
-                fits = false;
-                break;
+                .ok_or(Error::ThreadCreate)?;
+            let n = match r {
+                Ok(Some(n)) => n,
+                Ok(None) => {
+                    fits = false;
+                    break;
+                }
+                Err(e) => {
+                    put_staging(staging);
+                    return Err(e);
+                }
             };
-            if pos + block.len() > dst.len() {
+            if pos + n > dst.len() {
                 fits = false;
                 break;
             }
+            let block = &staging[j * slot..j * slot + n];
             let nstreams = plan.nstreams(j);
-            if block.len() != 4 * nstreams || block.iter().any(|&b| b != 0) {
+            if n != 4 * nstreams || block.iter().any(|&b| b != 0) {
                 all_zero_runs = false;
             }
             dst[hl + 4 * j..hl + 4 * j + 4].copy_from_slice(&(pos as i32).to_le_bytes());
-            dst[pos..pos + block.len()].copy_from_slice(&block);
-            pos += block.len();
+            dst[pos..pos + n].copy_from_slice(block);
+            pos += n;
         }
+        put_staging(staging);
         fits
     };
 
@@ -702,4 +759,26 @@ pub fn vlcompress(params: &CParams, blocks: &[&[u8]], dst: &mut [u8]) -> Result<
 /// Whether a split mode setting is one of the valid values.
 pub fn valid_splitmode(v: i32) -> bool {
     (1..=4).contains(&v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::run_value;
+
+    #[test]
+    fn run_value_matches_the_definition() {
+        assert_eq!(run_value(&[]), None);
+        for len in [1usize, 2, 63, 64, 65, 127, 128, 129, 1000] {
+            for v in [0u8, 1, 0xff] {
+                let mut piece = vec![v; len];
+                assert_eq!(run_value(&piece), Some(v), "len {len}");
+                for at in [0, len / 2, len - 1] {
+                    piece[at] ^= 0x10;
+                    let want = if len == 1 { Some(v ^ 0x10) } else { None };
+                    assert_eq!(run_value(&piece), want, "len {len} at {at}");
+                    piece[at] ^= 0x10;
+                }
+            }
+        }
+    }
 }

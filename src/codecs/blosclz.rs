@@ -92,7 +92,7 @@ fn match_end(buf: &[u8], start: usize, dist: usize, bound: usize) -> usize {
 /// Step 1 of §5.2: estimate the compression ratio on the window `w`
 /// (already cut to `min(maxlen, 2^hashlog)` bytes).  `htab` must be zero in
 /// every slot reachable with this `shift`.
-fn probe_ratio(w: &[u8], htab: &mut HashTable, shift: u32) -> f64 {
+fn probe_ratio<const SHIFT: u32>(w: &[u8], htab: &mut HashTable) -> f64 {
     let limit = w.len();
     if limit <= 12 {
         // The loop would not run: ratio 0 / 5.
@@ -100,32 +100,25 @@ fn probe_ratio(w: &[u8], htab: &mut HashTable, shift: u32) -> f64 {
     }
     let ip_limit = limit - 12;
     let bound = limit - 1;
-    let mut copy: u32 = 4;
+    let mut copy: u64 = 4;
     let mut oc: u64 = 5;
     let mut p = 0usize;
+    // Start of the current run of literals. Inside a run only the hash table changes; the
+    // output count is settled when the run ends (one byte per literal, plus one per
+    // `MAX_COPY` of them), which keeps the scanning loop short.
+    let mut run = 0usize;
     while p < ip_limit {
-        let anchor = p;
-        let seq = read_u32(w, p);
-        let h = hash(seq, shift);
-        let r = htab[h] as usize;
-        htab[h] = p as u32;
-        let d = anchor.wrapping_sub(r);
-        let mut is_match = d != 0 && d < MAX_FARDISTANCE && read_u32(w, r) == seq;
-        let mut l = 0;
-        if is_match {
-            l = match_end(w, anchor + 4, d, bound) - IPSHIFT - anchor;
-            is_match = l >= MINLEN;
-        }
-        if !is_match {
-            oc += 1;
-            p = anchor + 1;
-            copy += 1;
-            if copy == MAX_COPY {
-                copy = 0;
-                oc += 1;
-            }
+        let Some(d) = scan_literals::<SHIFT>(w, &mut p, ip_limit, htab) else {
+            break;
+        };
+        let l = match_end(w, p + 4, d, bound) - IPSHIFT - p;
+        if l < MINLEN {
+            p += 1;
             continue;
         }
+        let lits = (p - run) as u64;
+        oc += lits + (copy + lits) / MAX_COPY as u64;
+        copy = (copy + lits) % MAX_COPY as u64;
         if copy == 0 {
             oc -= 1;
         }
@@ -134,12 +127,45 @@ fn probe_ratio(w: &[u8], htab: &mut HashTable, shift: u32) -> f64 {
             oc += ((l - 7) / 255) as u64 + 1;
         }
         oc += if d - 1 < MAX_DISTANCE { 2 } else { 4 };
-        let q = anchor + l;
-        htab[hash(read_u32(w, q), shift)] = q as u32;
+        let q = p + l;
+        htab[hash(read_u32(w, q), SHIFT)] = q as u32;
         p = q + 2;
+        run = p;
         oc += 1;
     }
+    if run < p {
+        let lits = (p - run) as u64;
+        oc += lits + (copy + lits) / MAX_COPY as u64;
+    }
     p as f64 / oc as f64
+}
+
+/// The literal scan shared by the probe and the encoder: from `*p` on, hash each position
+/// into `htab` until one has a match candidate (a previous position with the same 4 bytes,
+/// at a distance `1..MAX_FARDISTANCE`), and return that distance with `*p` left on it; `None`
+/// (and `*p == ip_limit`) if no position before `ip_limit` has one.
+#[inline(always)]
+fn scan_literals<const SHIFT: u32>(
+    buf: &[u8],
+    p: &mut usize,
+    ip_limit: usize,
+    htab: &mut HashTable,
+) -> Option<usize> {
+    let mut q = *p;
+    while q < ip_limit {
+        let seq = read_u32(buf, q);
+        let h = hash(seq, SHIFT);
+        let r = htab[h] as usize;
+        htab[h] = q as u32;
+        let d = q.wrapping_sub(r);
+        if d != 0 && d < MAX_FARDISTANCE && read_u32(buf, r) == seq {
+            *p = q;
+            return Some(d);
+        }
+        q += 1;
+    }
+    *p = q;
+    None
 }
 
 /// Compress `input` into `output` at `clevel` (1..=9). Returns the number of bytes written,
@@ -155,7 +181,6 @@ pub fn compress(clevel: u8, input: &[u8], output: &mut [u8]) -> usize {
     }
     let clevel = clevel.min(9) as usize;
     let hashlog = HASHLOG[clevel];
-    let shift = 32 - hashlog;
     let hsize = 1usize << hashlog;
     let len_in = input.len();
 
@@ -170,7 +195,12 @@ pub fn compress(clevel: u8, input: &[u8], output: &mut [u8]) -> usize {
     };
     let base = len_in - maxlen;
     let limit = maxlen.min(hsize);
-    let ratio = probe_ratio(&input[base..base + limit], &mut htab, shift);
+    let w = &input[base..base + limit];
+    let ratio = match hashlog {
+        12 => probe_ratio::<{ 32 - 12 }>(w, &mut htab),
+        13 => probe_ratio::<{ 32 - 13 }>(w, &mut htab),
+        _ => probe_ratio::<{ 32 - HASH_LOG_MAX }>(w, &mut htab),
+    };
     if ratio < THRESHOLD[clevel] {
         return 0;
     }
@@ -182,11 +212,21 @@ pub fn compress(clevel: u8, input: &[u8], output: &mut [u8]) -> usize {
 
     // Step 3: encode.
     htab[..hsize].fill(0);
-    encode(clevel == 9, input, output, &mut htab, shift)
+    let level9 = clevel == 9;
+    match hashlog {
+        12 => encode::<{ 32 - 12 }>(level9, input, output, &mut htab),
+        13 => encode::<{ 32 - 13 }>(level9, input, output, &mut htab),
+        _ => encode::<{ 32 - HASH_LOG_MAX }>(level9, input, output, &mut htab),
+    }
 }
 
 /// Step 3 of §5.2.  Requires `input.len() >= 16` and `output.len() >= 66`.
-fn encode(level9: bool, input: &[u8], out: &mut [u8], htab: &mut HashTable, shift: u32) -> usize {
+fn encode<const SHIFT: u32>(
+    level9: bool,
+    input: &[u8],
+    out: &mut [u8],
+    htab: &mut HashTable,
+) -> usize {
     let len_in = input.len();
     let maxout = out.len();
     let ip_bound = len_in - 1;
@@ -201,7 +241,7 @@ fn encode(level9: bool, input: &[u8], out: &mut [u8], htab: &mut HashTable, shif
     while p < ip_limit {
         let anchor = p;
         let seq = read_u32(input, p);
-        let h = hash(seq, shift);
+        let h = hash(seq, SHIFT);
         let r = htab[h] as usize;
         htab[h] = p as u32;
         let dist = anchor.wrapping_sub(r);
@@ -295,10 +335,10 @@ fn encode(level9: bool, input: &[u8], out: &mut [u8], htab: &mut HashTable, shif
         // Update the hash at the match boundary.
         let q = anchor + l;
         let seq = read_u32(input, q);
-        htab[hash(seq, shift)] = q as u32;
+        htab[hash(seq, SHIFT)] = q as u32;
         if level9 {
             // The hash of the shifted value, not of U32(q + 1) (as C does).
-            htab[hash(seq >> 8, shift)] = (q + 1) as u32;
+            htab[hash(seq >> 8, SHIFT)] = (q + 1) as u32;
         }
         p = q + 2;
 
@@ -915,6 +955,80 @@ mod tests {
             ],
         ),
     ];
+
+    /// The probe as first written (one literal at a time), the oracle for [`probe_ratio`].
+    #[allow(clippy::all)]
+    fn probe_ratio_simple(w: &[u8], htab: &mut HashTable, shift: u32) -> f64 {
+        let limit = w.len();
+        if limit <= 12 {
+            // The loop would not run: ratio 0 / 5.
+            return 0.0;
+        }
+        let ip_limit = limit - 12;
+        let bound = limit - 1;
+        let mut copy: u32 = 4;
+        let mut oc: u64 = 5;
+        let mut p = 0usize;
+        while p < ip_limit {
+            let anchor = p;
+            let seq = read_u32(w, p);
+            let h = hash(seq, shift);
+            let r = htab[h] as usize;
+            htab[h] = p as u32;
+            let d = anchor.wrapping_sub(r);
+            let mut is_match = d != 0 && d < MAX_FARDISTANCE && read_u32(w, r) == seq;
+            let mut l = 0;
+            if is_match {
+                l = match_end(w, anchor + 4, d, bound) - IPSHIFT - anchor;
+                is_match = l >= MINLEN;
+            }
+            if !is_match {
+                oc += 1;
+                p = anchor + 1;
+                copy += 1;
+                if copy == MAX_COPY {
+                    copy = 0;
+                    oc += 1;
+                }
+                continue;
+            }
+            if copy == 0 {
+                oc -= 1;
+            }
+            copy = 0;
+            if l >= 7 {
+                oc += ((l - 7) / 255) as u64 + 1;
+            }
+            oc += if d - 1 < MAX_DISTANCE { 2 } else { 4 };
+            let q = anchor + l;
+            htab[hash(read_u32(w, q), shift)] = q as u32;
+            p = q + 2;
+            oc += 1;
+        }
+        p as f64 / oc as f64
+    }
+
+    #[test]
+    fn probe_matches_the_simple_version() {
+        for kind in 0..6u32 {
+            for seed in 0..12u64 {
+                let n = [20usize, 100, 1000, 5000, 16384, 20000][seed as usize % 6];
+                let d = gen(kind, seed, n);
+                for hashlog in [12u32, 13, 14] {
+                    let mut h1: HashTable = [0; HTAB_SIZE];
+                    let mut h2: HashTable = [0; HTAB_SIZE];
+                    let fast = match hashlog {
+                        12 => probe_ratio::<20>(&d, &mut h1),
+                        13 => probe_ratio::<19>(&d, &mut h1),
+                        _ => probe_ratio::<18>(&d, &mut h1),
+                    };
+                    let simple = probe_ratio_simple(&d, &mut h2, 32 - hashlog);
+                    assert_eq!(fast.to_bits(), simple.to_bits(), "kind {kind} seed {seed}");
+                    assert!(h1 == h2, "hash tables differ: kind {kind} seed {seed}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn byte_exact_against_c_blosc2() {

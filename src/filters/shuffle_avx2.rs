@@ -79,15 +79,19 @@ pub(crate) unsafe fn load_segments<const S: usize>(group: &[u8]) -> [__m256i; S]
 #[target_feature(enable = "avx2")]
 #[inline]
 pub(crate) unsafe fn store_segments<const S: usize>(group: &mut [u8], r: [__m256i; S]) {
+    // Stores in address order (the low lanes first, then the high lanes): measurably faster
+    // than interleaving the two halves of the group.
+    let group: &mut [u8] = &mut group[..32 * S];
     for i in (0..S).step_by(2) {
-        let (a, b) = (r[i], r[i + 1]);
         store(
             at32_mut(group, 16 * i),
-            _mm256_permute2x128_si256::<0x20>(a, b),
+            _mm256_permute2x128_si256::<0x20>(r[i], r[i + 1]),
         );
+    }
+    for i in (0..S).step_by(2) {
         store(
             at32_mut(group, 16 * (i + S)),
-            _mm256_permute2x128_si256::<0x31>(a, b),
+            _mm256_permute2x128_si256::<0x31>(r[i], r[i + 1]),
         );
     }
 }

@@ -1,0 +1,233 @@
+//! Throughput of the hot kernels (shuffles, BloscLZ) and of whole-chunk compression, so that
+//! speed regressions are visible: `cargo bench --bench kernels [-- FILTER...]`.
+//!
+//! A plain harness (no dependencies): every case is run for at least `B2RS_BENCH_TIME` seconds
+//! (default 0.2) and the best repetition is printed in GB/s of uncompressed data. Only the
+//! cases whose name contains one of the FILTER words run. The datasets follow
+//! `shared/bench/b2bench.c` (int32 ramp, float64 smooth, int64 timestamps, random bytes,
+//! float32 low entropy).
+
+use b2rs::codecs::{blosclz, BLOSCLZ, LZ4};
+use b2rs::filters::{bitshuffle, shuffle};
+use b2rs::params::filter_id;
+use b2rs::{CParams, DParams};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// splitmix64, as the C benchmark.
+fn sm64(s: &mut u64) -> u64 {
+    *s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *s;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// A dataset: name, typesize and bytes.
+struct Data {
+    name: &'static str,
+    typesize: usize,
+    bytes: Vec<u8>,
+}
+
+fn datasets(n: usize) -> Vec<Data> {
+    let mut seed = 1234u64;
+    let ramp: Vec<u8> = (0..n / 4)
+        .flat_map(|i| (i as i32 + 1000).to_le_bytes())
+        .collect();
+    let smooth: Vec<u8> = (0..n / 8)
+        .flat_map(|i| {
+            let t = i as f64;
+            let tau = std::f64::consts::TAU;
+            let noise = (sm64(&mut seed) >> 11) as f64 / (1u64 << 53) as f64;
+            (15.0
+                + 8.0 * (tau * t / 65536.0).sin()
+                + 0.5 * (tau * t / 977.0).sin()
+                + 1e-3 * (noise - 0.5))
+                .to_le_bytes()
+        })
+        .collect();
+    let mut v = 1_700_000_000_000_000_000i64;
+    let tstamp: Vec<u8> = (0..n / 8)
+        .flat_map(|_| {
+            v += 1 + (sm64(&mut seed) & 0xff) as i64;
+            v.to_le_bytes()
+        })
+        .collect();
+    let random: Vec<u8> = (0..n / 8)
+        .flat_map(|_| sm64(&mut seed).to_le_bytes())
+        .collect();
+    let mut k = 20_000i32;
+    let lowent: Vec<u8> = (0..n / 4)
+        .flat_map(|_| {
+            k += (sm64(&mut seed) % 9) as i32 - 4;
+            k = k.abs();
+            if k > 40_000 {
+                k = 80_000 - k;
+            }
+            (k as f32 * 0.25).to_le_bytes()
+        })
+        .collect();
+    vec![
+        Data {
+            name: "int32_ramp",
+            typesize: 4,
+            bytes: ramp,
+        },
+        Data {
+            name: "float64_smooth",
+            typesize: 8,
+            bytes: smooth,
+        },
+        Data {
+            name: "int64_tstamp",
+            typesize: 8,
+            bytes: tstamp,
+        },
+        Data {
+            name: "random_bytes",
+            typesize: 4,
+            bytes: random,
+        },
+        Data {
+            name: "float32_lowent",
+            typesize: 4,
+            bytes: lowent,
+        },
+    ]
+}
+
+struct Bench {
+    filters: Vec<String>,
+    min_time: Duration,
+}
+
+impl Bench {
+    /// Time `f` (which processes `bytes` bytes per call) and print its best throughput.
+    /// Returns whether the case ran (it matched the filter).
+    fn run(&self, name: &str, bytes: usize, mut f: impl FnMut()) -> bool {
+        if !self.filters.is_empty() && !self.filters.iter().any(|w| name.contains(w.as_str())) {
+            return false;
+        }
+        f(); // warm-up
+        let start = Instant::now();
+        let mut best = Duration::MAX;
+        let mut reps = 0;
+        while reps < 5 || start.elapsed() < self.min_time {
+            let t = Instant::now();
+            f();
+            best = best.min(t.elapsed());
+            reps += 1;
+        }
+        let gbs = bytes as f64 / best.as_secs_f64() / 1e9;
+        println!("{name:<48} {gbs:8.3} GB/s  ({reps} reps)");
+        true
+    }
+}
+
+fn main() {
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let min_time = std::env::var("B2RS_BENCH_TIME")
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .unwrap_or(0.2);
+    let b = Bench {
+        filters,
+        min_time: Duration::from_secs_f64(min_time),
+    };
+    let data = datasets(4 << 20);
+
+    // Byte and bit shuffles on one 256 KiB block.
+    let block = &data[3].bytes[..256 << 10];
+    let mut out = vec![0u8; block.len()];
+    let mut back = vec![0u8; block.len()];
+    for ts in [2usize, 4, 8, 16] {
+        let _ = b.run(&format!("shuffle/ts{ts}/256K"), block.len(), || {
+            shuffle::shuffle(ts, black_box(block), &mut out)
+        });
+        let _ = b.run(&format!("unshuffle/ts{ts}/256K"), block.len(), || {
+            shuffle::unshuffle(ts, black_box(&out), &mut back)
+        });
+        let _ = b.run(&format!("bitshuffle/ts{ts}/256K"), block.len(), || {
+            bitshuffle::bitshuffle(ts, black_box(block), &mut out)
+        });
+        let _ = b.run(&format!("bitunshuffle/ts{ts}/256K"), block.len(), || {
+            bitshuffle::bitunshuffle(ts, black_box(&out), &mut back)
+        });
+    }
+
+    // BloscLZ on 64 KiB streams (one byte plane of a shuffled 256 KiB block), and unshuffled.
+    for d in &data {
+        let mut planes = vec![0u8; 256 << 10];
+        shuffle::shuffle(d.typesize, &d.bytes[..256 << 10], &mut planes);
+        for (what, src) in [
+            ("plane", &planes[..64 << 10]),
+            ("raw", &d.bytes[..64 << 10]),
+        ] {
+            let mut comp = vec![0u8; src.len()];
+            let n = blosclz::compress(5, src, &mut comp);
+            let _ = b.run(
+                &format!("blosclz_compress/{}/{what}", d.name),
+                src.len(),
+                || {
+                    black_box(blosclz::compress(5, black_box(src), &mut comp));
+                },
+            );
+            if n > 0 {
+                let mut dec = vec![0u8; src.len()];
+                let _ = b.run(
+                    &format!("blosclz_decompress/{}/{what}", d.name),
+                    src.len(),
+                    || {
+                        black_box(blosclz::decompress(black_box(&comp[..n]), &mut dec));
+                    },
+                );
+            }
+        }
+    }
+
+    // Whole 4 MiB chunks through the chunk pipeline.
+    for d in &data {
+        for (cname, codec) in [("blosclz", BLOSCLZ), ("lz4", LZ4)] {
+            for (fname, filter) in [
+                ("noshuffle", filter_id::NOFILTER),
+                ("shuffle", filter_id::SHUFFLE),
+                ("bitshuffle", filter_id::BITSHUFFLE),
+            ] {
+                for nthreads in [1i16, 2] {
+                    let p = CParams {
+                        compcode: codec,
+                        clevel: 5,
+                        typesize: d.typesize as i32,
+                        nthreads,
+                        filters: [0, 0, 0, 0, 0, filter],
+                        ..CParams::default()
+                    };
+                    let dp = DParams {
+                        nthreads,
+                        ..DParams::default()
+                    };
+                    let mut chunk = vec![0u8; d.bytes.len() + 64];
+                    let n = b2rs::chunk::compress(&p, &d.bytes, &mut chunk).expect("compress");
+                    let name = format!("chunk/{}/{cname}/{fname}/nt{nthreads}", d.name);
+                    let _ = b.run(&format!("{name}/comp"), d.bytes.len(), || {
+                        black_box(b2rs::chunk::compress(&p, black_box(&d.bytes), &mut chunk).ok());
+                    });
+                    let mut dec = vec![0u8; d.bytes.len()];
+                    let n2 = b2rs::chunk::compress(&p, &d.bytes, &mut chunk).expect("compress");
+                    assert_eq!(n, n2);
+                    let ran = b.run(&format!("{name}/decomp"), d.bytes.len(), || {
+                        black_box(
+                            b2rs::chunk::decompress(&dp, black_box(&chunk[..n]), &mut dec, None)
+                                .ok(),
+                        );
+                    });
+                    assert!(!ran || dec == d.bytes, "{name}: round trip");
+                }
+            }
+        }
+    }
+}

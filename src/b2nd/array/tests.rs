@@ -42,7 +42,11 @@ const CASES: &[(&[i64], &[i32], &[i32])] = &[
     (&[10, 10, 10], &[3, 5, 9], &[3, 4, 4]),
     (&[20, 0], &[7, 0], &[3, 0]),
     (&[5, 4, 3, 2], &[2, 3, 3, 1], &[1, 2, 2, 1]),
-    (&[3, 2, 3, 2, 3, 2, 1, 2], &[2, 2, 2, 2, 2, 2, 1, 1], &[1, 1, 2, 1, 1, 2, 1, 1]),
+    (
+        &[3, 2, 3, 2, 3, 2, 1, 2],
+        &[2, 2, 2, 2, 2, 2, 1, 1],
+        &[1, 1, 2, 1, 1, 2, 1, 1],
+    ),
     (&[400, 3], &[110, 3], &[57, 3]),
 ];
 
@@ -71,7 +75,8 @@ fn b2nd_array_roundtrip_and_slices() {
             let stop: Vec<i64> = shape.iter().map(|&s| s - s / 4).collect();
             let sshape: Vec<i64> = stop.iter().zip(&start).map(|(b, a)| b - a).collect();
             let mut got = vec![0u8; buffer_len(&sshape, itemsize).unwrap()];
-            a.get_slice_cbuffer(&start, &stop, &mut got, &sshape).unwrap();
+            a.get_slice_cbuffer(&start, &stop, &mut got, &sshape)
+                .unwrap();
             assert_eq!(got, naive_slice(&data, shape, &start, &stop, itemsize));
             // Overwrite that slice and read everything back.
             let new = vec![0xA5u8; got.len()];
@@ -92,7 +97,10 @@ fn b2nd_array_fills() {
     let m = meta(&[5, 7], &[2, 3], &[2, 2]);
     for (fill, want) in [
         (Fill::Zero, vec![0u8; 8]),
-        (Fill::Value(&[1, 2, 3, 4, 5, 6, 7, 8]), vec![1, 2, 3, 4, 5, 6, 7, 8]),
+        (
+            Fill::Value(&[1, 2, 3, 4, 5, 6, 7, 8]),
+            vec![1, 2, 3, 4, 5, 6, 7, 8],
+        ),
         (Fill::Nan, f64::NAN.to_le_bytes().to_vec()),
     ] {
         let mut a = Array::new(cparams(8), DParams::default(), &m, fill).unwrap();
@@ -136,7 +144,10 @@ fn b2nd_array_resize_like_reference() {
     assert!(a.resize(&[14], Some(&[0])).is_err());
     assert_eq!(ints(&mut a), v);
     a.resize(&[15], Some(&[6])).unwrap();
-    assert_eq!(ints(&mut a), [1, 2, 3, 4, 5, 6, 0, 0, 0, 7, 8, 9, 10, 11, 12]);
+    assert_eq!(
+        ints(&mut a),
+        [1, 2, 3, 4, 5, 6, 0, 0, 0, 7, 8, 9, 10, 11, 12]
+    );
     let mut a = array_1d(12);
     a.resize(&[10], Some(&[10])).unwrap();
     assert_eq!(ints(&mut a), (1..=10).collect::<Vec<_>>());
@@ -196,8 +207,20 @@ fn b2nd_array_resize_2d() {
     for i in 0..6i64 {
         for j in 0..10i64 {
             let v = item(&got, &[6, 10], &[i, j], 1)[0];
-            let oi = if i < 2 { Some(i) } else if i < 3 { None } else { Some(i - 1) };
-            let oj = if j < 3 { Some(j) } else if j < 6 { None } else { Some(j - 3) };
+            let oi = if i < 2 {
+                Some(i)
+            } else if i < 3 {
+                None
+            } else {
+                Some(i - 1)
+            };
+            let oj = if j < 3 {
+                Some(j)
+            } else if j < 6 {
+                None
+            } else {
+                Some(j - 3)
+            };
             let want = match (oi, oj) {
                 (Some(a), Some(b)) => item(&data, &shape, &[a, b], 1)[0],
                 _ => 0,
@@ -217,13 +240,17 @@ fn b2nd_array_sparse_orthogonal_concat_copy() {
     let mut out = vec![0u8; 6];
     a.get_sparse_cbuffer(&coords, &mut out).unwrap();
     for k in 0..3 {
-        assert_eq!(&out[k * 2..k * 2 + 2], item(&data, &shape, &coords[k * 3..k * 3 + 3], 2));
+        assert_eq!(
+            &out[k * 2..k * 2 + 2],
+            item(&data, &shape, &coords[k * 3..k * 3 + 3], 2)
+        );
     }
     assert!(a.get_sparse_cbuffer(&[6, 0, 0], &mut out).is_err());
 
     let sel = vec![vec![5, 0], vec![1, -1, 2], vec![3]];
     let mut out = vec![0u8; 2 * 3 * 2];
-    a.get_orthogonal_selection(&sel, &mut out, &[2, 3, 1]).unwrap();
+    a.get_orthogonal_selection(&sel, &mut out, &[2, 3, 1])
+        .unwrap();
     let mut k = 0;
     for &i in &[5, 0] {
         for &j in &[1, 4, 2] {
@@ -235,7 +262,10 @@ fn b2nd_array_sparse_orthogonal_concat_copy() {
     a.set_orthogonal_selection(&sel, &vals, &[2, 3, 1]).unwrap();
     let all = a.to_vec().unwrap();
     assert_eq!(item(&all, &shape, &[0, 4, 3], 2), &[0xEE, 0xEE]);
-    assert_eq!(item(&all, &shape, &[0, 3, 3], 2), item(&data, &shape, &[0, 3, 3], 2));
+    assert_eq!(
+        item(&all, &shape, &[0, 3, 3], 2),
+        item(&data, &shape, &[0, 3, 3], 2)
+    );
 
     let m2 = meta(&shape, &[3, 2, 4], &[3, 1, 2]);
     let mut c = a
@@ -266,8 +296,14 @@ fn b2nd_array_sparse_orthogonal_concat_copy() {
     .unwrap();
     assert_eq!(cc.shape(), &[6, 10, 4]);
     let got = cc.to_vec().unwrap();
-    assert_eq!(naive_slice(&got, &[6, 10, 4], &[0, 0, 0], &[6, 5, 4], 2), all);
-    assert_eq!(naive_slice(&got, &[6, 10, 4], &[0, 5, 0], &[6, 10, 4], 2), all);
+    assert_eq!(
+        naive_slice(&got, &[6, 10, 4], &[0, 0, 0], &[6, 5, 4], 2),
+        all
+    );
+    assert_eq!(
+        naive_slice(&got, &[6, 10, 4], &[0, 5, 0], &[6, 10, 4], 2),
+        all
+    );
     concatenate_into(&mut a, &mut c, 0).unwrap();
     assert_eq!(a.shape(), &[12, 5, 4]);
     let got = a.to_vec().unwrap();

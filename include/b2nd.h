@@ -453,11 +453,12 @@ int b2nd_get_slice_cbuffer(const b2nd_array_t *array,
                            int64_t buffersize);
 
 /**
- * Read `ncoords` single items at `coords` (`ncoords × ndim` coordinates) into `buffer`.
+ * Gather `ncoords` items by flat C-order indices in `[0, nitems)` into `buffer` (in the
+ * order of `coords`).
  *
  * # Safety
- * `array` live; `coords` readable for `ncoords × ndim` items; `buffer` writable for
- * `buffersize` bytes.
+ * `array` live; `coords` readable for `ncoords` items; `buffer` writable for `buffersize`
+ * bytes.
  */
 BLOSC_EXPORT
 int b2nd_get_sparse_cbuffer(const b2nd_array_t *array,
@@ -533,7 +534,8 @@ BLOSC_EXPORT int b2nd_refresh(b2nd_array_t *array);
 BLOSC_EXPORT int b2nd_resize(b2nd_array_t *array, const int64_t *new_shape, const int64_t *start);
 
 /**
- * Save an array to the file `urlpath` as a contiguous frame (replacing the file).
+ * Save an array to `urlpath`: a contiguous frame file when the array's super-chunk is
+ * contiguous, else (as C-Blosc2) a sparse frame directory.
  *
  * # Safety
  * `array` live; `urlpath` NUL-terminated.

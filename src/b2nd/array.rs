@@ -436,25 +436,25 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         Ok(v)
     }
 
-    /// Read single items: `coords` holds `ncoords × ndim` coordinates; item `k` goes to
-    /// `buf[k * itemsize..]`.
-    pub fn get_sparse_cbuffer(&mut self, coords: &[i64], buf: &mut [u8]) -> Result<()> {
-        let ndim = self.ndim();
+    /// Gather single items by flat C-order indices in `[0, nitems)` (as
+    /// `b2nd_get_sparse_cbuffer`): item `k` goes to `buf[k * itemsize..]`. Repeated and
+    /// unsorted indices are fine; each chunk is decompressed once.
+    pub fn get_sparse_cbuffer(&mut self, flat: &[i64], buf: &mut [u8]) -> Result<()> {
         let itemsize = self.itemsize();
-        let n = if ndim == 0 {
-            coords.len()
-        } else {
-            if coords.len() % ndim != 0 {
-                crate::trace_error!("coords must hold ncoords * ndim items");
-                return Err(Error::InvalidParam);
+        let need = flat
+            .len()
+            .checked_mul(itemsize)
+            .ok_or(Error::InvalidParam)?;
+        check_buffer("destination", buf.len(), need)?;
+        let nitems = self.geom.nitems();
+        let mut locs = Vec::with_capacity(flat.len());
+        for (k, &f) in flat.iter().enumerate() {
+            if f < 0 || f >= nitems {
+                crate::trace_error!("Coordinate {f} out of [0, {nitems})");
+                return Err(Error::InvalidIndex);
             }
-            coords.len() / ndim
-        };
-        check_buffer("destination", buf.len(), n * itemsize)?;
-        let mut locs = Vec::with_capacity(n);
-        for k in 0..n {
-            let idx = &coords[k * ndim..(k + 1) * ndim];
-            locs.push((self.geom.locate(idx)?, k));
+            let idx = unravel(f, self.geom.shape());
+            locs.push((self.geom.locate(&idx)?, k));
         }
         locs.sort_by_key(|(l, _)| l.nchunk);
         let mut chunk = vec![0u8; self.chunk_nbytes()?];

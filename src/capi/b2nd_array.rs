@@ -14,7 +14,7 @@ use crate::b2nd::array::{
     concatenate, concatenate_into, schunk_from_frame, schunk_to_cframe, Array, Fill,
 };
 use crate::b2nd::{Geometry, Meta, MAX_DIM, METALAYER_NAME};
-use crate::frame::{Frame, StdIo};
+use crate::frame::{Frame, Location, StdIo};
 use crate::schunk::Schunk;
 use crate::Error;
 use core::ffi::{c_char, c_int, c_void, CStr};
@@ -588,7 +588,8 @@ pub unsafe extern "C" fn b2nd_open_offset(
     })
 }
 
-/// Save an array to the file `urlpath` as a contiguous frame (replacing the file).
+/// Save an array to `urlpath`: a contiguous frame file when the array's super-chunk is
+/// contiguous, else (as C-Blosc2) a sparse frame directory.
 ///
 /// # Safety
 /// `array` live; `urlpath` NUL-terminated.
@@ -599,10 +600,19 @@ pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_c
         let r = unsafe { path_of(urlpath) }.and_then(|p| {
             // SAFETY: forwarded.
             let bytes = unsafe { with_array(array, |a| a.to_cframe()) }?;
-            std::fs::write(p, bytes).map_err(|_| {
-                crate::trace_error!("Cannot write the file {}", p.display());
-                Error::FileWrite
-            })
+            // SAFETY: checked live by with_array; the storage is NULL or ours.
+            let contiguous =
+                unsafe { (*(*array).sc).storage.as_ref() }.is_some_and(|st| st.contiguous != 0);
+            let loc = if contiguous {
+                Location::File {
+                    path: p.to_path_buf(),
+                    offset: 0,
+                }
+            } else {
+                Location::Dir(p.to_path_buf())
+            };
+            Frame::from_bytes(bytes)?.copy_to(loc, Arc::new(StdIo))?;
+            Ok(())
         });
         code(r)
     })
@@ -803,11 +813,12 @@ pub unsafe extern "C" fn b2nd_set_slice_cbuffer(
     })
 }
 
-/// Read `ncoords` single items at `coords` (`ncoords × ndim` coordinates) into `buffer`.
+/// Gather `ncoords` items by flat C-order indices in `[0, nitems)` into `buffer` (in the
+/// order of `coords`).
 ///
 /// # Safety
-/// `array` live; `coords` readable for `ncoords × ndim` items; `buffer` writable for
-/// `buffersize` bytes.
+/// `array` live; `coords` readable for `ncoords` items; `buffer` writable for `buffersize`
+/// bytes.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(
     array: *const b2nd_array_t,
@@ -818,41 +829,19 @@ pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(
 ) -> c_int {
     guard(Error::Failure.code(), || {
         let r = (|| {
-            let n = ndim_of(array)?;
+            ndim_of(array)?;
             if ncoords < 0 || buffersize < 0 {
                 return Err(Error::InvalidParam);
             }
-            let total = (ncoords as usize)
-                .checked_mul(n)
-                .ok_or(Error::InvalidParam)?;
-            // SAFETY: forwarded.
-            let c = unsafe { read_array(coords, total) }.ok_or_else(null)?;
             if ncoords == 0 {
                 return Ok(());
             }
+            // SAFETY: forwarded.
+            let c = unsafe { read_array(coords, ncoords as usize) }.ok_or_else(null)?;
             // SAFETY: writable for buffersize bytes (caller).
             let b = unsafe { super::slice_mut(buffer, buffersize as usize) }.ok_or_else(null)?;
-            let c = if n == 0 { vec![0; 0] } else { c };
             // SAFETY: forwarded.
-            unsafe {
-                with_array(array, |a| {
-                    if n == 0 {
-                        // A scalar: every coordinate is the one item.
-                        let mut one = vec![0u8; a.itemsize()];
-                        a.get_sparse_cbuffer(&[], &mut one)?;
-                        let need = one.len() * ncoords as usize;
-                        if b.len() < need {
-                            return Err(Error::InvalidParam);
-                        }
-                        for k in 0..ncoords as usize {
-                            b[k * one.len()..(k + 1) * one.len()].copy_from_slice(&one);
-                        }
-                        Ok(())
-                    } else {
-                        a.get_sparse_cbuffer(&c, b)
-                    }
-                })
-            }
+            unsafe { with_array(array, |a| a.get_sparse_cbuffer(&c, b)) }
         })();
         code(r)
     })

@@ -237,15 +237,20 @@ fn b2nd_array_sparse_orthogonal_concat_copy() {
     let m = meta(&shape, &[4, 3, 3], &[2, 2, 2]);
     let mut a = Array::new(cparams(2), DParams::default(), &m, Fill::Buffer(&data)).unwrap();
     let coords = [0i64, 0, 0, 5, 4, 3, 2, 3, 1];
+    let flat: Vec<i64> = coords
+        .chunks(3)
+        .map(|c| c[0] * 20 + c[1] * 4 + c[2])
+        .collect();
     let mut out = vec![0u8; 6];
-    a.get_sparse_cbuffer(&coords, &mut out).unwrap();
+    a.get_sparse_cbuffer(&flat, &mut out).unwrap();
     for k in 0..3 {
         assert_eq!(
             &out[k * 2..k * 2 + 2],
             item(&data, &shape, &coords[k * 3..k * 3 + 3], 2)
         );
     }
-    assert!(a.get_sparse_cbuffer(&[6, 0, 0], &mut out).is_err());
+    assert!(a.get_sparse_cbuffer(&[120], &mut out).is_err());
+    assert!(a.get_sparse_cbuffer(&[-1], &mut out).is_err());
 
     let sel = vec![vec![5, 0], vec![1, -1, 2], vec![3]];
     let mut out = vec![0u8; 2 * 3 * 2];

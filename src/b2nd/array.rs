@@ -11,10 +11,11 @@ use super::geometry::{c_strides, unravel, ChunkSlice, Geometry};
 use super::{Meta, CATERVA_METALAYER_NAME, METALAYER_NAME};
 use crate::chunk::header::{Special, EXTENDED_HEADER_LENGTH};
 use crate::chunk::special::special_chunk;
-use crate::frame::{Frame, FrameParams, Metalayer as FrameMeta};
+use crate::frame::{Frame, FrameParams, Location as FrameLocation, StdIo};
 use crate::schunk::{compress_chunk, Schunk};
 use crate::{Error, Result};
 use std::borrow::BorrowMut;
+use std::sync::Arc;
 
 /// The initial content of a new array.
 #[derive(Debug, Clone, Copy)]
@@ -811,30 +812,21 @@ pub fn schunk_from_frame(frame: &Frame) -> Result<Schunk> {
     Ok(sc)
 }
 
-/// A contiguous frame (cframe) holding the chunks and metalayers of `sc`.
+/// A contiguous frame (cframe) holding the chunks and metalayers of `sc`, built as C-Blosc2
+/// builds a frame chunk by chunk (zero, NaN and uninitialised chunks become special offsets).
 pub fn schunk_to_cframe(sc: &Schunk) -> Result<Vec<u8>> {
     let params = FrameParams::from_cparams(sc.cparams(), sc.dparams().nthreads.max(1));
-    let chunks = (0..sc.nchunks())
-        .map(|n| sc.get_chunk(n))
-        .collect::<Result<Vec<_>>>()?;
-    let refs: Vec<&[u8]> = chunks.iter().map(|c| c.as_ref()).collect();
-    let metas: Vec<FrameMeta> = sc
-        .metalayers()
-        .iter()
-        .map(|m| FrameMeta {
-            name: m.name.clone(),
-            content: m.content.clone(),
-        })
-        .collect();
-    let vlmetas: Vec<FrameMeta> = sc
-        .vlmetalayers()
-        .iter()
-        .map(|m| FrameMeta {
-            name: m.name.clone(),
-            content: m.content.clone(),
-        })
-        .collect();
-    Frame::from_chunks(&params, &refs, &metas, &vlmetas)?.into_bytes()
+    let mut f = Frame::create(FrameLocation::Memory, &params, Arc::new(StdIo))?;
+    for m in sc.metalayers() {
+        f.add_metalayer(&m.name, &m.content)?;
+    }
+    for n in 0..sc.nchunks() {
+        f.append_chunk(&sc.get_chunk(n)?)?;
+    }
+    for m in sc.vlmetalayers() {
+        f.set_vlmetalayer(&m.name, &m.content)?;
+    }
+    f.into_bytes()
 }
 
 impl Array<Schunk> {

@@ -209,6 +209,9 @@ print(f"checked {n}, bad {bad}")
 sys.exit(1 if bad else 0)
 "#;
 
+/// shape, chunk shape, block shape, dtype, item size
+type Case<'a> = (Vec<i64>, Vec<i32>, Vec<i32>, &'a str, usize);
+
 fn meta(shape: &[i64], chunks: &[i32], blocks: &[i32], dtype: &str) -> Meta {
     Meta::new(shape, chunks, blocks).with_dtype(dtype)
 }
@@ -236,7 +239,7 @@ fn b2nd_arrays_written_by_us_read_by_python() {
     let mut rng = common::Rng::new(7);
     let mut manifest = String::new();
     let structured = "[('a', '<i4'), ('b', '<f8'), ('c', 'S13')]";
-    let cases: Vec<(Vec<i64>, Vec<i32>, Vec<i32>, &str, usize)> = vec![
+    let cases: Vec<Case> = vec![
         (vec![], vec![], vec![], "<f8", 8),
         (vec![10], vec![7], vec![2], "|i1", 1),
         (vec![1000], vec![100], vec![30], "<f4", 4),

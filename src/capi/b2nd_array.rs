@@ -1110,8 +1110,8 @@ pub unsafe extern "C" fn b2nd_squeeze_index(
                 blockshape: vec![],
                 ..m.clone()
             };
-            for i in 0..n {
-                if idx[i] {
+            for (i, &squeeze) in idx.iter().enumerate() {
+                if squeeze {
                     if m.shape[i] != 1 {
                         crate::trace_error!("Dimension {i} does not have size 1");
                         return Err(Error::InvalidIndex);

@@ -315,3 +315,33 @@ fn b2nd_array_sparse_orthogonal_concat_copy() {
     assert_eq!(&got[..all.len()], &all[..]);
     assert_eq!(&got[all.len()..], &all[..]);
 }
+
+#[test]
+fn b2nd_array_slices_touch_only_their_chunks() {
+    // 4 x 3 chunks of 3 x 4 items; a write inside chunk (1, 2) and a read across (2..3, 0..2).
+    let m = meta(&[12, 12], &[3, 4], &[2, 2]);
+    let mut a = Array::new(cparams(4), DParams::default(), &m, Fill::Zero).unwrap();
+    let before: Vec<Vec<u8>> = (0..a.schunk().nchunks())
+        .map(|n| a.schunk().get_chunk(n).unwrap().into_owned())
+        .collect();
+    let v = vec![7u8; 2 * 2 * 4];
+    a.set_slice_cbuffer(&v, &[2, 2], &[4, 9], &[6, 11]).unwrap();
+    let touched = a.geometry().slice_nchunks(&[4, 9], &[6, 11]).unwrap();
+    assert_eq!(touched, vec![5]);
+    for (n, old) in before.iter().enumerate() {
+        let now = a.schunk().get_chunk(n as i64).unwrap();
+        assert_eq!(
+            &now[..] == old.as_slice(),
+            !touched.contains(&(n as i64)),
+            "chunk {n}"
+        );
+    }
+    let mut out = vec![0u8; v.len()];
+    a.get_slice_cbuffer(&[4, 9], &[6, 11], &mut out, &[2, 2])
+        .unwrap();
+    assert_eq!(out, v);
+    // a read decompresses only what it needs: a scalar array element and an empty slice work
+    let mut none: [u8; 0] = [];
+    a.get_slice_cbuffer(&[5, 5], &[5, 12], &mut none, &[0, 7])
+        .unwrap();
+}

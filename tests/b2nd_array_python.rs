@@ -324,3 +324,44 @@ fn b2nd_arrays_written_by_us_read_by_python() {
     let out = run_python(&scratch, READ_PY);
     assert!(out.contains("bad 0"), "{out}");
 }
+
+/// `shared/testdata/b2nd/*.b2nd` (written by C-Blosc2) read through `Frame` and `Array` give the
+/// C-order arrays of `testdata/README.md` (SHA-256), and the elements of B2ND.md §4.4.
+#[test]
+fn b2nd_testdata_arrays() {
+    let Some(shared) = common::shared_dir() else {
+        common::skip("b2nd_testdata_arrays", "../shared not found");
+        return;
+    };
+    let scratch = common::Scratch::new("b2nd_array", "testdata");
+    let files = [
+        (
+            "example_day_month_temp.b2nd",
+            vec![400i64, 3],
+            "0dc81ad04c51978088816bfd06241fecc8ca9cb4c132ffd1d9ade02fada31228",
+        ),
+        (
+            "example_item_prices.b2nd",
+            vec![12, 25, 250],
+            "55bf0fe603f55201bfaad37d64de94cea1cbd39911930787458bb6e6edaae28c",
+        ),
+    ];
+    for (name, shape, sha) in files {
+        let path = shared.join("testdata/b2nd").join(name);
+        let frame = Frame::open_path(&path, 0, Arc::new(StdIo)).unwrap();
+        let mut a = Array::open(schunk_from_frame(&frame).unwrap()).unwrap();
+        assert_eq!(a.shape(), &shape[..], "{name}");
+        assert_eq!(a.itemsize(), 4, "{name}");
+        let all = a.to_vec().unwrap();
+        assert_eq!(common::sha256_bytes(&scratch, name, &all), sha, "{name}");
+        if name == "example_day_month_temp.b2nd" {
+            let mut v = [0u8; 4];
+            a.get_slice_cbuffer(&[111, 1], &[112, 2], &mut v, &[1, 1])
+                .unwrap();
+            assert_eq!(v, [0x50, 0x8d, 0xdf, 0xc0]);
+            // flat index 100 * 3 + 2
+            a.get_sparse_cbuffer(&[302], &mut v).unwrap();
+            assert_eq!(v, [0x9d, 0xef, 0x14, 0x42]);
+        }
+    }
+}

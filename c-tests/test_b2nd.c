@@ -798,6 +798,51 @@ static void test_from_schunk(void) {
   blosc2_schunk_free(sc);
 }
 
+static void test_user_metalayers(void) {
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 2;
+  blosc2_storage st = {.contiguous = false, .cparams = &cp};
+  int64_t shape[3] = {1, 6, 5};
+  int32_t chunkshape[3] = {1, 4, 3}, blockshape[3] = {1, 2, 2};
+  uint8_t content[3] = {1, 2, 3};
+  blosc2_metalayer meta = {.name = "mine", .content = content, .content_len = 3};
+  b2nd_context_t *ctx =
+      b2nd_create_ctx(&st, 3, shape, chunkshape, blockshape, "<i2", 0, &meta, 1);
+  CHECK(ctx != NULL);
+  b2nd_array_t *a = NULL;
+  CHECK_EQ(b2nd_zeros(ctx, &a), 0);
+  CHECK_STR(a->dtype, "<i2");
+  CHECK_EQ(a->sc->nmetalayers, 2);
+  CHECK_STR(a->sc->metalayers[0]->name, "b2nd");
+  CHECK_STR(a->sc->metalayers[1]->name, "mine");
+  CHECK_EQ(a->sc->metalayers[1]->content_len, 3);
+  CHECK_MEM(a->sc->metalayers[1]->content, content, 3);
+  uint8_t *got = NULL;
+  int32_t len = 0;
+  CHECK_GE(blosc2_meta_get(a->sc, "mine", &got, &len), 0);
+  CHECK_EQ(len, 3);
+  free(got);
+  /* the b2nd metalayer follows the shape */
+  CHECK_EQ(b2nd_resize(a, (int64_t[]){1, 8, 5}, NULL), 0);
+  CHECK_GE(blosc2_meta_get(a->sc, "b2nd", &got, &len), 0);
+  int8_t ndim;
+  int64_t sh[B2ND_MAX_DIM];
+  int32_t cs[B2ND_MAX_DIM], bs[B2ND_MAX_DIM];
+  char *dtype = NULL;
+  int8_t fmt;
+  CHECK_GT(b2nd_deserialize_meta(got, len, &ndim, sh, cs, bs, &dtype, &fmt), 0);
+  CHECK_EQ(ndim, 3);
+  CHECK_EQ(sh[1], 8);
+  CHECK_STR(dtype, "<i2");
+  free(dtype);
+  free(got);
+  /* squeezing needs an array with the b2nd metalayer only */
+  b2nd_array_t *v = NULL;
+  CHECK_EQ(b2nd_squeeze(a, &v), BLOSC2_ERROR_INVALID_PARAM);
+  CHECK_EQ(b2nd_free(a), 0);
+  CHECK_EQ(b2nd_free_ctx(ctx), 0);
+}
+
 static void test_bad_input(void) {
   const shapes_t s = {2, {10, 10}, {4, 4}, {2, 2}};
   blosc2_cparams cp;
@@ -857,6 +902,7 @@ int main(void) {
   RUN(test_views);
   RUN(test_concatenate);
   RUN(test_from_schunk);
+  RUN(test_user_metalayers);
   RUN(test_bad_input);
   blosc2_destroy();
   return TEST_SUMMARY();

@@ -345,3 +345,43 @@ fn b2nd_array_slices_touch_only_their_chunks() {
     a.get_slice_cbuffer(&[5, 5], &[5, 12], &mut none, &[0, 7])
         .unwrap();
 }
+
+#[test]
+fn b2nd_array_reads_decompress_only_needed_blocks() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let calls = Arc::new(AtomicUsize::new(0));
+    let (s2, c2) = (seen.clone(), calls.clone());
+    let dparams = DParams {
+        postfilter: Some(Arc::new(
+            move |a: &mut crate::params::PostfilterArgs<'_>| {
+                a.output.copy_from_slice(a.input);
+                s2.lock().unwrap().push((a.nchunk, a.nblock));
+                c2.fetch_add(1, Ordering::SeqCst);
+                0
+            },
+        )),
+        ..DParams::default()
+    };
+    // 2 x 2 chunks of 4 x 4 blocks of 2 x 2 items (8 x 8 items per chunk)
+    let data = pattern(16 * 16);
+    let mut cp = cparams(1);
+    cp.clevel = 5;
+    let mut a = Array::new(
+        cp,
+        dparams,
+        &meta(&[16, 16], &[8, 8], &[2, 2]),
+        Fill::Buffer(&data),
+    )
+    .unwrap();
+    seen.lock().unwrap().clear();
+    // rows 9..11, columns 2..3: chunk 2, blocks (0, 1) and (1, 1) of it
+    let mut out = vec![0u8; 2];
+    a.get_slice_cbuffer(&[9, 2], &[11, 3], &mut out, &[2, 1])
+        .unwrap();
+    assert_eq!(out, naive_slice(&data, &[16, 16], &[9, 2], &[11, 3], 1));
+    let mut got = seen.lock().unwrap().clone();
+    got.sort();
+    assert_eq!(got, vec![(2, 1), (2, 5)]);
+}

@@ -602,6 +602,28 @@ static void test_orthogonal(void) {
   fill_pattern(d, 240, 1);
   b2nd_array_t *a = NULL;
   CHECK_EQ(b2nd_from_cbuffer(ctx, &a, d, 240), 0);
+  /* a slice into a larger buffer lands at its origin, the rest is zeroed */
+  {
+    int64_t st0[3] = {1, 1, 0}, sp0[3] = {4, 3, 2}, big[3] = {4, 3, 3};
+    uint8_t bb[72];
+    memset(bb, 0x77, sizeof(bb));
+    CHECK_EQ(b2nd_get_slice_cbuffer(a, st0, sp0, bb, big, 72), 0);
+    for (int64_t i = 0; i < 4; i++) {
+      for (int64_t j = 0; j < 3; j++) {
+        for (int64_t l = 0; l < 3; l++) {
+          int64_t bi[3] = {i, j, l};
+          int64_t o = c_offset(3, big, bi) * 2;
+          if (i < 3 && j < 2 && l < 2) {
+            int64_t ai[3] = {i + 1, j + 1, l};
+            CHECK_MEM(bb + o, d + c_offset(3, s.shape, ai) * 2, 2);
+          } else {
+            CHECK_EQ(bb[o], 0);
+            CHECK_EQ(bb[o + 1], 0);
+          }
+        }
+      }
+    }
+  }
   int64_t s0[2] = {5, 0}, s1[3] = {1, 4, 2}, s2[1] = {3};
   int64_t *sel[3] = {s0, s1, s2};
   int64_t sizes[3] = {2, 3, 1};

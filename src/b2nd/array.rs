@@ -376,8 +376,8 @@ impl<S: BorrowMut<Schunk>> Array<S> {
     }
 
     /// Read the slice `[start, stop)` into the C-order buffer `buf` of shape `bufshape` (at
-    /// its origin). Only the chunks the slice touches are read, and of those only the blocks
-    /// it touches are decompressed.
+    /// its origin; the rest of the `product(bufshape)` items is zeroed). Only the chunks the
+    /// slice touches are read, and of those only the blocks it touches are decompressed.
     pub fn get_slice_cbuffer(
         &mut self,
         start: &[i64],
@@ -387,6 +387,8 @@ impl<S: BorrowMut<Schunk>> Array<S> {
     ) -> Result<()> {
         let need = self.check_buffer_shape(bufshape, start, stop)?;
         check_buffer("destination", buf.len(), need)?;
+        // As C-Blosc2: the part of the buffer outside the slice reads as zeros.
+        buf[..need].fill(0);
         let chunks: Vec<ChunkSlice> = self.geom.slice_chunks(start, stop)?.collect();
         let mut chunk = vec![0u8; self.chunk_nbytes()?];
         for c in &chunks {

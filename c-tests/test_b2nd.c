@@ -624,6 +624,24 @@ static void test_orthogonal(void) {
       }
     }
   }
+  /* writing from a larger buffer takes the items at its origin */
+  {
+    int64_t st0[3] = {2, 0, 1}, sp0[3] = {4, 2, 2}, big[3] = {3, 3, 2};
+    uint8_t bb[36], back[8];
+    fill_pattern(bb, 36, 50);
+    CHECK_EQ(b2nd_set_slice_cbuffer(bb, big, 36, st0, sp0, a), 0);
+    int64_t one[3] = {2, 2, 1};
+    CHECK_EQ(b2nd_get_slice_cbuffer(a, st0, sp0, back, one, 8), 0);
+    for (int64_t i = 0; i < 2; i++) {
+      for (int64_t j = 0; j < 2; j++) {
+        int64_t bi[3] = {i, j, 0};
+        CHECK_MEM(back + (i * 2 + j) * 2, bb + c_offset(3, big, bi) * 2, 2);
+      }
+    }
+    /* restore */
+    int64_t full[3] = {6, 5, 4}, zero[3] = {0, 0, 0};
+    CHECK_EQ(b2nd_set_slice_cbuffer(d, full, 240, zero, full, a), 0);
+  }
   int64_t s0[2] = {5, 0}, s1[3] = {1, 4, 2}, s2[1] = {3};
   int64_t *sel[3] = {s0, s1, s2};
   int64_t sizes[3] = {2, 3, 1};

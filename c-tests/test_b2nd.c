@@ -20,7 +20,10 @@
  *     and b2nd_expand_dims read as zeros;
  *   B2RS_REFERENCE_BUG_B2ND_STRIDES: chunk_array_strides is not the C-order
  *     stride of the chunk grid;
- *   B2RS_REFERENCE_BUG_B2ND_UNCHECKED: NULL arguments crash.
+ *   B2RS_REFERENCE_BUG_B2ND_UNCHECKED: NULL arguments crash; slices outside
+ *     the array, start > stop, selection indices out of range and too small
+ *     selection buffers are not checked (out-of-bounds reads/writes); negative
+ *     selection indices read arbitrary items.
  */
 #include "b2rs_test.h"
 #include "b2nd.h"
@@ -656,6 +659,23 @@ static void test_orthogonal(void) {
       k++;
     }
   }
+  /* the buffer shape must be the selection's */
+  int64_t bigger[3] = {3, 3, 1};
+  uint8_t big[18];
+  CHECK_LT(b2nd_get_orthogonal_selection(a, sel, sizes, big, bigger, 18), 0);
+#ifndef B2RS_REFERENCE_BUG_B2ND_UNCHECKED
+  /* indices out of range, buffer too small */
+  s0[0] = 6;
+  CHECK_LT(b2nd_get_orthogonal_selection(a, sel, sizes, out, bshape, 12), 0);
+  s0[0] = 5;
+  CHECK_LT(b2nd_get_orthogonal_selection(a, sel, sizes, out, bshape, 11), 0);
+  /* negative indices count from the end */
+  s0[0] = -1;
+  uint8_t neg[12];
+  CHECK_EQ(b2nd_get_orthogonal_selection(a, sel, sizes, neg, bshape, 12), 0);
+  CHECK_MEM(neg, out, 12);
+  s0[0] = 5;
+#endif
   uint8_t vals[12];
   memset(vals, 0xEE, 12);
   CHECK_EQ(b2nd_set_orthogonal_selection(a, sel, sizes, vals, bshape, 12), 0);

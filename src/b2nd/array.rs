@@ -498,8 +498,8 @@ impl<S: BorrowMut<Schunk>> Array<S> {
                 }
                 v.push(x);
             }
-            if (v.len() as i64) > bufshape[i] {
-                crate::trace_error!("The buffer shape is smaller than the selection");
+            if v.len() as i64 != bufshape[i] {
+                crate::trace_error!("The buffer shape must be the shape of the selection");
                 return Err(Error::InvalidParam);
             }
             sel.push(v);
@@ -523,8 +523,11 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         Ok(out)
     }
 
-    /// Read an orthogonal selection into the C-order buffer `buf` of shape `bufshape` (item
-    /// `(k0, k1, …)` of the selection at that position of the buffer).
+    /// Read an orthogonal selection into the C-order buffer `buf` of shape `bufshape` (which
+    /// must be the shape of the selection, as in C-Blosc2): item `(k0, k1, …)` of the selection
+    /// at that position of the buffer. Negative indices count from the end of their dimension
+    /// (C-Blosc2 reads arbitrary items for them); indices out of range are
+    /// [`Error::InvalidIndex`].
     pub fn get_orthogonal_selection(
         &mut self,
         selection: &[Vec<i64>],

@@ -870,7 +870,9 @@ unsafe fn read_selection(
 }
 
 /// Read an orthogonal selection (`selection[i]`: `selection_size[i]` indices of dimension
-/// `i`) into the C-order `buffer` of shape `buffershape`.
+/// `i`; negative ones count from the end) into the C-order `buffer` of shape `buffershape`,
+/// which must equal `selection_size`. Indices out of range and a buffer smaller than the
+/// selection are errors (C-Blosc2 reads out of bounds).
 ///
 /// # Safety
 /// `array` live; the selection arrays readable; `buffershape` readable for ndim items;

@@ -1477,6 +1477,15 @@ BLOSC_EXPORT void blosc2_destroy(void);
 BLOSC_EXPORT const char *blosc2_error_string(int error_code);
 
 /**
+ * The offsets table of a frame-backed super-chunk (`nchunks` entries, special values
+ * included) in a new `malloc`ed array; NULL without a frame.
+ *
+ * # Safety
+ * `schunk` must be NULL or a live super-chunk.
+ */
+BLOSC_EXPORT int64_t *blosc2_frame_get_offsets(blosc2_schunk *schunk);
+
+/**
  * Free a context created by `blosc2_create_cctx` or `blosc2_create_dctx` (NULL is ignored).
  *
  * # Safety
@@ -1681,6 +1690,31 @@ BLOSC_EXPORT int blosc2_register_io_cb(const blosc2_io_cb *io);
 BLOSC_EXPORT int blosc2_register_tuner(blosc2_tuner *tuner);
 
 /**
+ * Remove the directory `path` and the regular files in it (a sparse frame).
+ *
+ * # Safety
+ * `path` must be NULL or a NUL-terminated string.
+ */
+BLOSC_EXPORT int blosc2_remove_dir(const char *path);
+
+/**
+ * Remove the file or sparse frame directory `path` (0 also when it does not exist or is
+ * NULL).
+ *
+ * # Safety
+ * `path` must be NULL or a NUL-terminated string.
+ */
+BLOSC_EXPORT int blosc2_remove_urlpath(const char *path);
+
+/**
+ * Rename the file or directory `old_urlpath` to `new_path` (0 when either is NULL).
+ *
+ * # Safety
+ * Both must be NULL or NUL-terminated strings.
+ */
+BLOSC_EXPORT int blosc2_rename_urlpath(char *old_urlpath, char *new_path);
+
+/**
  * Compress `nbytes` of `src` with the super-chunk's compression context and append them.
  *
  * # Safety
@@ -1698,6 +1732,15 @@ int64_t blosc2_schunk_append_buffer(blosc2_schunk *schunk,
  * `schunk` live; `chunk` readable for its header's `cbytes`.
  */
 BLOSC_EXPORT int64_t blosc2_schunk_append_chunk(blosc2_schunk *schunk, uint8_t *chunk, bool copy);
+
+/**
+ * Append the super-chunk as a contiguous frame to the end of the file `urlpath` (created if
+ * missing). Returns the offset where the frame starts.
+ *
+ * # Safety
+ * `schunk` live; `urlpath` NULL or a NUL-terminated string.
+ */
+BLOSC_EXPORT int64_t blosc2_schunk_append_file(blosc2_schunk *schunk, const char *urlpath);
 
 /**
  * Whether freeing the super-chunk should leave a caller-provided contiguous frame buffer
@@ -1751,12 +1794,32 @@ int64_t blosc2_schunk_fill_special(blosc2_schunk *schunk,
                                    int32_t chunksize);
 
 /**
+ * Length of the frame behind the super-chunk (an estimate, `cbytes` plus a minimal trailer,
+ * for in-memory super-chunks without a frame, as C-Blosc2).
+ *
+ * # Safety
+ * `schunk` must be a live super-chunk.
+ */
+BLOSC_EXPORT int64_t blosc2_schunk_frame_len(blosc2_schunk *schunk);
+
+/**
  * Free a super-chunk and everything it holds (NULL is ignored).
  *
  * # Safety
  * `schunk` must be NULL or a live super-chunk, not used afterwards.
  */
 BLOSC_EXPORT int blosc2_schunk_free(blosc2_schunk *schunk);
+
+/**
+ * A super-chunk from the contiguous frame `cframe` (`len` bytes). With `copy == true` an
+ * in-memory sparse super-chunk holding copies of the chunks (as C-Blosc2); with
+ * `copy == false` an in-memory frame that takes the `malloc`ed buffer over: it is freed with
+ * the super-chunk unless `blosc2_schunk_avoid_cframe_free(schunk, true)` is called.
+ *
+ * # Safety
+ * `cframe` must be readable for `len` bytes.
+ */
+BLOSC_EXPORT blosc2_schunk *blosc2_schunk_from_buffer(uint8_t *cframe, int64_t len, bool copy);
 
 /**
  * The stored chunk `nchunk` (`*needs_free` tells whether the caller must `free()` it).
@@ -1858,15 +1921,51 @@ int64_t blosc2_schunk_insert_chunk(blosc2_schunk *schunk,
 BLOSC_EXPORT int blosc2_schunk_lock(blosc2_schunk *schunk);
 
 /**
- * Create a new super-chunk (NULL `storage`: in-memory with default parameters).
- *
- * Only in-memory sparse storage (`contiguous == false`, no `urlpath`) is available for now;
- * other storages give NULL.
+ * Create a new super-chunk (NULL `storage`: in-memory with default parameters). With
+ * `contiguous` it is a contiguous frame (in memory, or a file at `urlpath`); with only
+ * `urlpath` a sparse frame directory.
  *
  * # Safety
  * `storage` must be NULL or valid, with its pointers NULL or valid.
  */
 BLOSC_EXPORT blosc2_schunk *blosc2_schunk_new(blosc2_storage *storage);
+
+/**
+ * Open the super-chunk stored at `urlpath` (a contiguous frame file or a sparse frame
+ * directory). NULL on error.
+ *
+ * # Safety
+ * `urlpath` must be NULL or a NUL-terminated string.
+ */
+BLOSC_EXPORT blosc2_schunk *blosc2_schunk_open(const char *urlpath);
+
+/**
+ * Open the contiguous frame starting at byte `offset` of the file `urlpath`.
+ *
+ * # Safety
+ * `urlpath` must be NULL or a NUL-terminated string.
+ */
+BLOSC_EXPORT blosc2_schunk *blosc2_schunk_open_offset(const char *urlpath, int64_t offset);
+
+/**
+ * Open the frame at byte `offset` of `urlpath` through the I/O back-end `udio`.
+ *
+ * # Safety
+ * As `blosc2_schunk_open_udio`.
+ */
+BLOSC_EXPORT
+blosc2_schunk *blosc2_schunk_open_offset_udio(const char *urlpath,
+                                              int64_t offset,
+                                              const blosc2_io *udio);
+
+/**
+ * Open the super-chunk at `urlpath` through the I/O back-end `udio`.
+ *
+ * # Safety
+ * `urlpath` NULL or a NUL-terminated string; `udio` NULL or valid (its params live while the
+ * super-chunk does).
+ */
+BLOSC_EXPORT blosc2_schunk *blosc2_schunk_open_udio(const char *urlpath, const blosc2_io *udio);
 
 /**
  * Re-read the counters of an on-disk super-chunk changed elsewhere (0: already current,
@@ -1897,6 +1996,28 @@ int blosc2_schunk_set_slice_buffer(blosc2_schunk *schunk,
                                    int64_t start,
                                    int64_t stop,
                                    void *buffer);
+
+/**
+ * The super-chunk as a contiguous frame: `*cframe` points to it and `*needs_free` tells
+ * whether the caller must `free()` it (in-memory frames lend their own bytes). Returns the
+ * length.
+ *
+ * # Safety
+ * `schunk` live; `cframe` and `needs_free` writable.
+ */
+BLOSC_EXPORT
+int64_t blosc2_schunk_to_buffer(blosc2_schunk *schunk,
+                                uint8_t **cframe,
+                                bool *needs_free);
+
+/**
+ * Write the super-chunk as a contiguous frame to the file `urlpath` (replaced). Returns the
+ * frame length.
+ *
+ * # Safety
+ * `schunk` live; `urlpath` NULL or a NUL-terminated string.
+ */
+BLOSC_EXPORT int64_t blosc2_schunk_to_file(blosc2_schunk *schunk, const char *urlpath);
 
 /**
  * Release the frame lock (a no-op returning 0 for in-memory super-chunks).
@@ -2116,37 +2237,7 @@ BLOSC_EXPORT void blosc_set_timestamp(blosc_timestamp_t *timestamp);
 
 /* ---- end ---- */
 
-/* ---- not implemented by b2rs yet (include-parts/pending_blosc2.h) ---- */
-
-/* ---- 8. Frames: to/from memory & files, sframes (directories), offsets, urlpaths ---- */
-
-BLOSC_EXPORT blosc2_schunk* blosc2_schunk_from_buffer(uint8_t *cframe, int64_t len, bool copy);
-
-BLOSC_EXPORT blosc2_schunk* blosc2_schunk_open(const char* urlpath);
-
-BLOSC_EXPORT blosc2_schunk* blosc2_schunk_open_offset(const char* urlpath, int64_t offset);
-
-BLOSC_EXPORT blosc2_schunk* blosc2_schunk_open_udio(const char* urlpath, const blosc2_io *udio);
-
-BLOSC_EXPORT blosc2_schunk* blosc2_schunk_open_offset_udio(const char* urlpath, int64_t offset, const blosc2_io *udio);
-
-BLOSC_EXPORT int64_t blosc2_schunk_to_buffer(blosc2_schunk* schunk, uint8_t** cframe, bool* needs_free);
-
-BLOSC_EXPORT int64_t blosc2_schunk_to_file(blosc2_schunk* schunk, const char* urlpath);
-
-BLOSC_EXPORT int64_t blosc2_schunk_append_file(blosc2_schunk* schunk, const char* urlpath);
-
-BLOSC_EXPORT int64_t blosc2_schunk_frame_len(blosc2_schunk* schunk);
-
-BLOSC_EXPORT int64_t* blosc2_frame_get_offsets(blosc2_schunk *schunk);
-
-BLOSC_EXPORT int blosc2_remove_dir(const char *path);
-
-BLOSC_EXPORT int blosc2_remove_urlpath(const char *path);
-
-BLOSC_EXPORT int blosc2_rename_urlpath(char* old_urlpath, char* new_path);
-
-/* ---- end ---- */
+/* ---- not implemented by b2rs yet (include-parts/pending_blosc2.h): none ---- */
 
 /*********************************************************************
   Default structs meant for user initialization.

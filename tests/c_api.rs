@@ -208,6 +208,7 @@ c_programs!(
     test_chunk,
     test_contexts,
     test_env,
+    test_frame,
     test_getitem,
     test_global,
     test_io,

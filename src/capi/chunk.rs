@@ -133,25 +133,13 @@ fn dparams_of(ctx: Option<&blosc2_context_s>) -> Result<DParams, Error> {
     }
 }
 
-/// The range of a getitem call: elements, or bytes (`blosc2_getitem_bytes_ctx`).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Unit {
-    Items,
-    Bytes,
-}
-
-/// getitem with the checks of C-Blosc2, in its order: the header (-5 when the source is too
-/// short for it, -11 when it is invalid or longer than the source), then for byte ranges their
-/// sign and alignment to the typesize (-12), nothing to do for zero items, the destination size
-/// (-6), then the range (-12).
-#[allow(clippy::too_many_arguments)]
+/// getitem through the core ([`chunk::getitem`], which makes C-Blosc2's checks in its order);
+/// only the pointers are checked here.
 unsafe fn getitem_impl(
     ctx: Option<&blosc2_context_s>,
     src: *const c_void,
     srcsize: i32,
-    start: i64,
-    count: i64,
-    unit: Unit,
+    span: chunk::Span,
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
@@ -159,56 +147,25 @@ unsafe fn getitem_impl(
     let Some(s) = (unsafe { slice(src, srcsize.max(0) as usize) }) else {
         return Error::NullPointer.code();
     };
-    let h = match Header::parse(s) {
-        Ok(h) => h,
-        Err(e) => return e.code(),
-    };
-    let ts = h.typesize as i64;
-    let (start, nitems) = match unit {
-        Unit::Items => (start, count),
-        Unit::Bytes => {
-            if start < 0 || count < 0 {
-                crate::trace_error!("`start` and `nbytes` must be non-negative");
-                return Error::InvalidParam.code();
-            }
-            if start % ts != 0 || count % ts != 0 {
-                crate::trace_error!("`start` and `nbytes` must be multiples of the typesize");
-                return Error::InvalidParam.code();
-            }
-            (start / ts, count / ts)
-        }
-    };
-    if h.cbytes as usize > s.len() {
-        crate::trace_error!("The header's cbytes exceeds the source size");
-        return Error::InvalidHeader.code();
-    }
-    if nitems == 0 {
-        return 0;
-    }
-    if nitems * ts > destsize as i64 {
-        crate::trace_error!("`nitems`*`typesize` out of dest bounds.");
-        return Error::WriteBuffer.code();
-    }
-    if start < 0 || start * ts > h.nbytes as i64 {
-        crate::trace_error!("`start` out of bounds.");
-        return Error::InvalidParam.code();
-    }
-    let stop = start + nitems;
-    if stop < 0 || stop * ts > h.nbytes as i64 {
-        crate::trace_error!("`start`+`nitems` out of bounds.");
-        return Error::InvalidParam.code();
-    }
     let dp = match dparams_of(ctx) {
         Ok(p) => p,
         Err(e) => return e.code(),
     };
-    // SAFETY: the caller guarantees `destsize` writable bytes (positive here).
-    let Some(d) = (unsafe { slice_mut(dest, destsize as usize) }) else {
-        return Error::NullPointer.code();
-    };
-    match chunk::getitem_bytes(&dp, s, (start * ts) as usize, (nitems * ts) as usize, d) {
-        Ok(n) => n as c_int,
-        Err(e) => e.code(),
+    // SAFETY: the caller guarantees `destsize` writable bytes (none when negative).
+    match unsafe { slice_mut(dest, destsize.max(0) as usize) } {
+        Some(d) => code_of(chunk::getitem(&dp, s, span, d)),
+        // NULL with room: fine for an empty range (as in C-Blosc2), else an error
+        None => match chunk::getitem(&dp, s, span, &mut []) {
+            Err(Error::WriteBuffer) => Error::NullPointer.code(),
+            r => code_of(r),
+        },
+    }
+}
+
+fn items(start: c_int, nitems: c_int) -> chunk::Span {
+    chunk::Span::Items {
+        start: start as i64,
+        nitems: nitems as i64,
     }
 }
 
@@ -227,16 +184,7 @@ pub unsafe extern "C" fn blosc2_getitem(
 ) -> c_int {
     // SAFETY: forwarded caller guarantees.
     guard(fail(), || unsafe {
-        getitem_impl(
-            None,
-            src,
-            srcsize,
-            start as i64,
-            nitems as i64,
-            Unit::Items,
-            dest,
-            destsize,
-        )
+        getitem_impl(None, src, srcsize, items(start, nitems), dest, destsize)
     })
 }
 
@@ -265,9 +213,7 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
                 Some(ctx),
                 src,
                 srcsize,
-                start as i64,
-                nitems as i64,
-                Unit::Items,
+                items(start, nitems),
                 dest,
                 destsize,
             )
@@ -300,9 +246,10 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
                 Some(ctx),
                 src,
                 srcsize,
-                start as i64,
-                nbytes as i64,
-                Unit::Bytes,
+                chunk::Span::AlignedBytes {
+                    start: start as i64,
+                    len: nbytes as i64,
+                },
                 dest,
                 destsize,
             )
@@ -381,17 +328,11 @@ fn validate(cbuffer: *const c_void, cbytes: usize) -> (c_int, usize) {
     }
     // SAFETY: the caller guarantees `cbytes` (>= 16) readable bytes.
     let s = unsafe { core::slice::from_raw_parts(cbuffer as *const u8, MIN_HEADER_LENGTH) };
-    // A negative `nbytes` is "too large" (C-Blosc2 reads it as a size_t), not a header error.
-    let mut basic = [0u8; MIN_HEADER_LENGTH];
-    basic.copy_from_slice(s);
-    let nbytes = i32::from_le_bytes([s[4], s[5], s[6], s[7]]);
-    if nbytes < 0 {
-        basic[4..8].copy_from_slice(&0i32.to_le_bytes());
-    }
-    let h = match Header::parse_basic(&basic) {
+    let h = match Header::parse_basic(s) {
         Ok(h) => h,
         Err(e) => return (e.code(), 0),
     };
+    let nbytes = h.nbytes;
     if h.cbytes as usize != cbytes {
         crate::trace_error!("The header's cbytes ({}) differs from {}", h.cbytes, cbytes);
         return (Error::InvalidHeader.code(), 0);
@@ -667,14 +608,9 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
         let Some(s) = (unsafe { slice(src, srcsize.max(0) as usize) }) else {
             return Error::NullPointer.code();
         };
-        let c = match chunk::Chunk::parse(s) {
-            Ok(c) => c,
-            Err(e) => return e.code(),
-        };
-        if !c.header.is_vlblocks() || nblock < 0 || nblock as usize >= c.header.nblocks() {
-            return Error::InvalidParam.code();
-        }
-        match chunk::decompress::vldecompress_block(&c, &dp, nblock as usize) {
+        // a negative index is out of range like any other (checked after the chunk)
+        let j = usize::try_from(nblock).unwrap_or(usize::MAX);
+        match chunk::vldecompress_block(&dp, s, j) {
             Ok(b) => {
                 let p = malloc_copy(&b);
                 if p.is_null() {

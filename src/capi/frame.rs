@@ -1,6 +1,474 @@
-//! Frames through the C API (to come with the super-chunk work). For now only the opaque type.
+//! Frames through the C API (area 8 of API.md): super-chunks opened from files, sparse
+//! directories and buffers, serialised to buffers and files, and the urlpath helpers.
+//!
+//! Frame-backed super-chunks are ordinary `blosc2_schunk`s (see `schunk.rs`) whose core holds a
+//! [`Frame`]; their C struct shows a non-NULL opaque `frame` and a NULL `data`, as C-Blosc2's.
+
+use super::schunk::{core_io, handle, malloc_copy, new_schunk_with, urlpath_str, SchunkHandle};
+use super::types::*;
+use super::{guard, slice};
+use crate::frame::{Frame, StdIo};
+use crate::schunk::Schunk;
+use crate::Error;
+use core::ffi::{c_char, c_int, c_void};
+use core::ptr;
+use std::path::Path;
 
 /// The opaque frame behind `blosc2_frame` (C: `struct blosc2_frame_s`).
 pub struct blosc2_frame_s {
     _private: (),
+}
+
+/// C compression parameters describing the frame `f`.
+fn frame_cparams(f: &Frame) -> blosc2_cparams {
+    let p = f.params();
+    blosc2_cparams {
+        compcode: p.compcode,
+        compcode_meta: p.compcode_meta,
+        clevel: p.clevel,
+        use_dict: p.use_dict as c_int,
+        typesize: p.typesize,
+        nthreads: p.nthreads_comp.max(1),
+        blocksize: p.blocksize,
+        splitmode: p.splitmode as i32,
+        filters: p.filters,
+        filters_meta: p.filters_meta,
+        ..BLOSC2_CPARAMS_DEFAULTS
+    }
+}
+
+/// A C super-chunk around the frame `f` (NULL on error).
+///
+/// # Safety
+/// `io` valid; `urlpath` as recorded in the storage.
+unsafe fn schunk_of_frame(
+    f: Frame,
+    io: &blosc2_io,
+    urlpath: Option<&str>,
+    in_memory_copy: bool,
+) -> *mut blosc2_schunk {
+    let contiguous = !f.is_sparse() && !in_memory_copy;
+    let cp = frame_cparams(&f);
+    let dp = blosc2_dparams {
+        nthreads: f.params().nthreads_decomp.max(1),
+        ..BLOSC2_DPARAMS_DEFAULTS
+    };
+    let mut frame = Some(f);
+    let mut make = |c: crate::params::CParams, d: crate::params::DParams| match frame.take() {
+        Some(f) if in_memory_copy => {
+            // C-Blosc2 turns a copied frame into an in-memory sparse super-chunk.
+            let fs = Schunk::with_frame(c.clone(), d.clone(), f);
+            let mut m = Schunk::new(c.clone(), d);
+            fs.copy_into(&mut m, &mut |n, s| crate::schunk::compress_chunk(&c, n, s))?;
+            Ok(m)
+        }
+        Some(f) => Ok(Schunk::with_frame(c, d, f)),
+        None => Err(Error::Failure),
+    };
+    // SAFETY: forwarded caller guarantees.
+    unsafe { new_schunk_with(&cp, &dp, io, contiguous, urlpath, &mut make) }
+}
+
+unsafe fn open_impl(
+    urlpath: *const c_char,
+    offset: i64,
+    udio: *const blosc2_io,
+) -> *mut blosc2_schunk {
+    if urlpath.is_null() {
+        crate::trace_error!("Empty path for the super-chunk");
+        return ptr::null_mut();
+    }
+    if offset < 0 {
+        crate::trace_error!("The offset of a frame cannot be negative");
+        return ptr::null_mut();
+    }
+    // SAFETY: the caller guarantees a NUL-terminated string.
+    let Ok(Some(path)) = (unsafe { urlpath_str(urlpath) }) else {
+        return ptr::null_mut();
+    };
+    // SAFETY: the caller guarantees `udio` NULL or valid.
+    let io = unsafe { udio.as_ref() }
+        .copied()
+        .unwrap_or(BLOSC2_IO_DEFAULTS);
+    // SAFETY: caller's contract for the back-end params.
+    let cio = match unsafe { core_io(&io) } {
+        Ok(c) => c,
+        Err(_) => return ptr::null_mut(),
+    };
+    let f = match Frame::open_path(Path::new(&path), offset as u64, cio) {
+        Ok(f) => f,
+        Err(e) => {
+            crate::trace_error!("Cannot open the frame at {}: {}", path, e);
+            return ptr::null_mut();
+        }
+    };
+    // SAFETY: forwarded guarantees.
+    unsafe { schunk_of_frame(f, &io, Some(&path), false) }
+}
+
+/// Open the super-chunk stored at `urlpath` (a contiguous frame file or a sparse frame
+/// directory). NULL on error.
+///
+/// # Safety
+/// `urlpath` must be NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_open(urlpath: *const c_char) -> *mut blosc2_schunk {
+    // SAFETY: forwarded caller guarantees.
+    guard(ptr::null_mut(), || unsafe {
+        open_impl(urlpath, 0, ptr::null())
+    })
+}
+
+/// Open the contiguous frame starting at byte `offset` of the file `urlpath`.
+///
+/// # Safety
+/// `urlpath` must be NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_open_offset(
+    urlpath: *const c_char,
+    offset: i64,
+) -> *mut blosc2_schunk {
+    // SAFETY: forwarded caller guarantees.
+    guard(ptr::null_mut(), || unsafe {
+        open_impl(urlpath, offset, ptr::null())
+    })
+}
+
+/// Open the super-chunk at `urlpath` through the I/O back-end `udio`.
+///
+/// # Safety
+/// `urlpath` NULL or a NUL-terminated string; `udio` NULL or valid (its params live while the
+/// super-chunk does).
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_open_udio(
+    urlpath: *const c_char,
+    udio: *const blosc2_io,
+) -> *mut blosc2_schunk {
+    // SAFETY: forwarded caller guarantees.
+    guard(ptr::null_mut(), || unsafe { open_impl(urlpath, 0, udio) })
+}
+
+/// Open the frame at byte `offset` of `urlpath` through the I/O back-end `udio`.
+///
+/// # Safety
+/// As `blosc2_schunk_open_udio`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_open_offset_udio(
+    urlpath: *const c_char,
+    offset: i64,
+    udio: *const blosc2_io,
+) -> *mut blosc2_schunk {
+    // SAFETY: forwarded caller guarantees.
+    guard(ptr::null_mut(), || unsafe {
+        open_impl(urlpath, offset, udio)
+    })
+}
+
+/// A super-chunk from the contiguous frame `cframe` (`len` bytes). With `copy == true` an
+/// in-memory sparse super-chunk holding copies of the chunks (as C-Blosc2); with
+/// `copy == false` an in-memory frame that takes the `malloc`ed buffer over: it is freed with
+/// the super-chunk unless `blosc2_schunk_avoid_cframe_free(schunk, true)` is called.
+///
+/// # Safety
+/// `cframe` must be readable for `len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_from_buffer(
+    cframe: *mut u8,
+    len: i64,
+    copy: bool,
+) -> *mut blosc2_schunk {
+    guard(ptr::null_mut(), || {
+        if cframe.is_null() || len <= 0 || len as u64 > isize::MAX as u64 {
+            crate::trace_error!("Invalid frame buffer");
+            return ptr::null_mut();
+        }
+        // SAFETY: the caller guarantees `len` readable bytes.
+        let Some(b) = (unsafe { slice(cframe as *const c_void, len as usize) }) else {
+            return ptr::null_mut();
+        };
+        let f = match Frame::from_bytes(b.to_vec()) {
+            Ok(f) => f,
+            Err(e) => {
+                crate::trace_error!("The buffer is not a valid frame: {}", e);
+                return ptr::null_mut();
+            }
+        };
+        if f.is_sparse() {
+            crate::trace_error!("The buffer holds the index of a sparse frame");
+            return ptr::null_mut();
+        }
+        // SAFETY: default I/O.
+        let out = unsafe { schunk_of_frame(f, &BLOSC2_IO_DEFAULTS, None, copy) };
+        if !copy {
+            // SAFETY: NULL or the handle just created.
+            if let Some(h) = unsafe { handle(out) } {
+                h.cframe_owner = cframe as usize;
+            }
+        }
+        out
+    })
+}
+
+/// The super-chunk as a contiguous frame: `*cframe` points to it and `*needs_free` tells
+/// whether the caller must `free()` it (in-memory frames lend their own bytes). Returns the
+/// length.
+///
+/// # Safety
+/// `schunk` live; `cframe` and `needs_free` writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_to_buffer(
+    schunk: *mut blosc2_schunk,
+    cframe: *mut *mut u8,
+    needs_free: *mut bool,
+) -> i64 {
+    guard(Error::Failure.code() as i64, || {
+        // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return Error::NullPointer.code() as i64;
+        };
+        if cframe.is_null() || needs_free.is_null() {
+            return Error::NullPointer.code() as i64;
+        }
+        if let Some(b) = h.core.frame().and_then(|f| f.as_bytes()) {
+            // SAFETY: out-pointers checked; the bytes stay until the super-chunk changes.
+            unsafe {
+                *cframe = b.as_ptr() as *mut u8;
+                *needs_free = false;
+            }
+            return b.len() as i64;
+        }
+        let bytes = match h.core.to_cframe() {
+            Ok(b) => b,
+            Err(e) => return e.code() as i64,
+        };
+        let p = malloc_copy(&bytes);
+        if p.is_null() {
+            return Error::MemoryAlloc.code() as i64;
+        }
+        // SAFETY: out-pointers checked for NULL; the caller frees the copy.
+        unsafe {
+            *cframe = p;
+            *needs_free = true;
+        }
+        bytes.len() as i64
+    })
+}
+
+fn cframe_of(h: &SchunkHandle) -> crate::Result<std::borrow::Cow<'_, [u8]>> {
+    if let Some(b) = h.core.frame().and_then(|f| f.as_bytes()) {
+        return Ok(std::borrow::Cow::Borrowed(b));
+    }
+    h.core.to_cframe().map(std::borrow::Cow::Owned)
+}
+
+/// Write the super-chunk as a contiguous frame to the file `urlpath` (replaced). Returns the
+/// frame length.
+///
+/// # Safety
+/// `schunk` live; `urlpath` NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_to_file(
+    schunk: *mut blosc2_schunk,
+    urlpath: *const c_char,
+) -> i64 {
+    guard(Error::Failure.code() as i64, || {
+        // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return Error::NullPointer.code() as i64;
+        };
+        // SAFETY: the caller guarantees a NUL-terminated string.
+        let path = match unsafe { urlpath_str(urlpath) } {
+            Ok(Some(p)) => p,
+            Ok(None) => {
+                crate::trace_error!("urlpath cannot be NULL");
+                return Error::InvalidParam.code() as i64;
+            }
+            Err(e) => return e.code() as i64,
+        };
+        let r = cframe_of(h).and_then(|b| {
+            crate::frame::io::write_file(&StdIo, Path::new(&path), &b)?;
+            Ok(b.len() as i64)
+        });
+        match r {
+            Ok(n) => n,
+            Err(e) => e.code() as i64,
+        }
+    })
+}
+
+/// Append the super-chunk as a contiguous frame to the end of the file `urlpath` (created if
+/// missing). Returns the offset where the frame starts.
+///
+/// # Safety
+/// `schunk` live; `urlpath` NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_append_file(
+    schunk: *mut blosc2_schunk,
+    urlpath: *const c_char,
+) -> i64 {
+    guard(Error::Failure.code() as i64, || {
+        // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return Error::NullPointer.code() as i64;
+        };
+        // SAFETY: the caller guarantees a NUL-terminated string.
+        let path = match unsafe { urlpath_str(urlpath) } {
+            Ok(Some(p)) => p,
+            Ok(None) => {
+                crate::trace_error!("urlpath cannot be NULL");
+                return Error::InvalidParam.code() as i64;
+            }
+            Err(e) => return e.code() as i64,
+        };
+        let r = cframe_of(h)
+            .and_then(|b| Frame::append_file(Path::new(&path), &b, &StdIo).map(|o| o as i64));
+        match r {
+            Ok(n) => n,
+            Err(e) => e.code() as i64,
+        }
+    })
+}
+
+/// Length of the frame behind the super-chunk (an estimate, `cbytes` plus a minimal trailer,
+/// for in-memory super-chunks without a frame, as C-Blosc2).
+///
+/// # Safety
+/// `schunk` must be a live super-chunk.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_frame_len(schunk: *mut blosc2_schunk) -> i64 {
+    guard(Error::Failure.code() as i64, || {
+        // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return Error::NullPointer.code() as i64;
+        };
+        match h.core.frame() {
+            Some(f) => f.len(),
+            None => h.core.cbytes() + crate::frame::trailer::TRAILER_MINLEN as i64,
+        }
+    })
+}
+
+/// The offsets table of a frame-backed super-chunk (`nchunks` entries, special values
+/// included) in a new `malloc`ed array; NULL without a frame.
+///
+/// # Safety
+/// `schunk` must be NULL or a live super-chunk.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_frame_get_offsets(schunk: *mut blosc2_schunk) -> *mut i64 {
+    guard(ptr::null_mut(), || {
+        // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            crate::trace_error!("The super-chunk is NULL");
+            return ptr::null_mut();
+        };
+        let Some(f) = h.core.frame() else {
+            crate::trace_error!("This function needs a frame.");
+            return ptr::null_mut();
+        };
+        let Ok(off) = f.offsets() else {
+            return ptr::null_mut();
+        };
+        let bytes: Vec<u8> = off.iter().flat_map(|o| o.to_ne_bytes()).collect();
+        malloc_copy(&bytes) as *mut i64
+    })
+}
+
+/// A path from C (`None` for NULL or non-UTF-8).
+///
+/// # Safety
+/// `p` NULL or a NUL-terminated string.
+unsafe fn path_of(p: *const c_char) -> Option<std::path::PathBuf> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: the caller guarantees a NUL-terminated string.
+    let s = unsafe { core::ffi::CStr::from_ptr(p) };
+    use std::os::unix::ffi::OsStrExt;
+    Some(std::ffi::OsStr::from_bytes(s.to_bytes()).into())
+}
+
+/// Remove the directory `path` and the regular files in it (a sparse frame).
+///
+/// # Safety
+/// `path` must be NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_remove_dir(path: *const c_char) -> c_int {
+    guard(Error::Failure.code(), || {
+        // SAFETY: caller's contract.
+        let Some(dir) = (unsafe { path_of(path) }) else {
+            crate::trace_error!("No file or directory found.");
+            return Error::NotFound.code();
+        };
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            crate::trace_error!("No file or directory found.");
+            return Error::NotFound.code();
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if std::fs::metadata(&p).is_ok_and(|m| m.is_file()) && std::fs::remove_file(&p).is_err()
+            {
+                crate::trace_error!("Could not remove file {}", p.display());
+                return Error::FileRemove.code();
+            }
+        }
+        let _ = std::fs::remove_dir(&dir);
+        0
+    })
+}
+
+/// Remove the file or sparse frame directory `path` (0 also when it does not exist or is
+/// NULL).
+///
+/// # Safety
+/// `path` must be NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_remove_urlpath(path: *const c_char) -> c_int {
+    guard(Error::Failure.code(), || {
+        // SAFETY: caller's contract.
+        let Some(p) = (unsafe { path_of(path) }) else {
+            return 0;
+        };
+        match std::fs::metadata(&p) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+            Err(_) => {
+                crate::trace_error!("Could not access {}", p.display());
+                Error::FileRemove.code()
+            }
+            // SAFETY: forwarded caller guarantees.
+            Ok(m) if m.is_dir() => unsafe { blosc2_remove_dir(path) },
+            Ok(_) => match std::fs::remove_file(&p) {
+                Ok(()) => 0,
+                Err(_) => {
+                    crate::trace_error!("Could not remove {}", p.display());
+                    Error::FileRemove.code()
+                }
+            },
+        }
+    })
+}
+
+/// Rename the file or directory `old_urlpath` to `new_path` (0 when either is NULL).
+///
+/// # Safety
+/// Both must be NULL or NUL-terminated strings.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_rename_urlpath(
+    old_urlpath: *mut c_char,
+    new_path: *mut c_char,
+) -> c_int {
+    guard(Error::Failure.code(), || {
+        // SAFETY: caller's contract.
+        let (Some(a), Some(b)) = (unsafe { path_of(old_urlpath) }, unsafe {
+            path_of(new_path)
+        }) else {
+            return 0;
+        };
+        match std::fs::rename(&a, &b) {
+            Ok(()) => 0,
+            Err(_) => {
+                crate::trace_error!("Could not rename {} to {}", a.display(), b.display());
+                Error::FileRemove.code()
+            }
+        }
+    })
 }

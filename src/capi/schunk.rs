@@ -6,6 +6,13 @@
 //! sync with the core (counters, `data[]` chunk pointers of in-memory super-chunks, metalayer
 //! copies read by the header-inline `blosc2_meta_get`), since C programs read its fields.
 //! Everything C may read or free is allocated with `libc::malloc`.
+//!
+//! Storage kinds (`blosc2_storage`): in-memory sparse (no urlpath, not contiguous: `frame` NULL,
+//! `data[]` set), in-memory frame (contiguous, no urlpath), contiguous frame file (urlpath,
+//! contiguous) and sparse frame directory (urlpath only). Frame-backed super-chunks show a
+//! non-NULL opaque `frame` and a NULL `data`, as C-Blosc2's; their chunks come from the frame
+//! (`get_chunk` lends chunks of in-memory frames and gives `malloc`ed copies otherwise).
+//! Opening, serialising and the urlpath helpers live in `frame.rs`.
 
 use super::context::{blosc2_context_s, Kind};
 use super::types::*;
@@ -29,6 +36,9 @@ pub(crate) struct SchunkHandle {
     data_cap: usize,
     /// Set by `blosc2_schunk_avoid_cframe_free` (used by frame-backed super-chunks).
     pub(crate) avoid_cframe_free: bool,
+    /// The `malloc`ed buffer handed over by `blosc2_schunk_from_buffer(.., copy=false)` (0 if
+    /// none): freed with the super-chunk unless `avoid_cframe_free` is set, as C-Blosc2 does.
+    pub(crate) cframe_owner: usize,
 }
 
 /// The handle behind a C super-chunk pointer (`None` for NULL).
@@ -196,6 +206,15 @@ unsafe fn read_chunk(chunk: *mut u8, copy: bool) -> Result<CChunk, Error> {
 // ---------------------------------------------------------------------------------------------
 
 impl SchunkHandle {
+    /// Whether `p` points into the bytes of an in-memory frame (a chunk lent by
+    /// `blosc2_schunk_get_chunk`), which must be copied rather than taken over.
+    fn lent(&self, p: *const u8) -> bool {
+        match self.core.frame().and_then(|f| f.as_bytes()) {
+            Some(b) => b.as_ptr_range().contains(&p),
+            None => false,
+        }
+    }
+
     fn c_ptr(&mut self) -> *mut blosc2_schunk {
         &mut self.c
     }
@@ -210,6 +229,12 @@ impl SchunkHandle {
         self.c.flags2 = s.flags2();
         self.c.current_nchunk = s.current_nchunk();
         self.c.change_tick = s.change_tick();
+        // Frame-backed super-chunks show a non-NULL (opaque) `frame`, as C-Blosc2 does.
+        self.c.frame = if s.frame().is_some() {
+            s as *const Schunk as *mut blosc2_frame
+        } else {
+            ptr::null_mut()
+        };
         let cur = s.current_nchunk();
         // SAFETY: the context pointers are NULL or live contexts owned by this super-chunk.
         unsafe {
@@ -401,6 +426,7 @@ fn new_handle() -> Box<SchunkHandle> {
         ptr::addr_of_mut!((*p).core).write(Schunk::new(CParams::default(), DParams::default()));
         ptr::addr_of_mut!((*p).data_cap).write(0);
         ptr::addr_of_mut!((*p).avoid_cframe_free).write(false);
+        ptr::addr_of_mut!((*p).cframe_owner).write(0);
         b.assume_init()
     }
 }
@@ -413,6 +439,27 @@ pub(crate) unsafe fn new_schunk_c(
     cparams: &blosc2_cparams,
     dparams: &blosc2_dparams,
     io: &blosc2_io,
+) -> *mut blosc2_schunk {
+    // SAFETY: forwarded caller guarantees.
+    unsafe {
+        new_schunk_with(cparams, dparams, io, false, None, &mut |c, d| {
+            Ok(Schunk::new(c, d))
+        })
+    }
+}
+
+/// Create a super-chunk from C parameters whose core is made by `make` (given the parameters
+/// of the contexts); `contiguous` and `urlpath` are recorded in `storage`. NULL on error.
+///
+/// # Safety
+/// As [`new_schunk_c`].
+pub(crate) unsafe fn new_schunk_with(
+    cparams: &blosc2_cparams,
+    dparams: &blosc2_dparams,
+    io: &blosc2_io,
+    contiguous: bool,
+    urlpath: Option<&str>,
+    make: &mut dyn FnMut(CParams, DParams) -> crate::Result<Schunk>,
 ) -> *mut blosc2_schunk {
     let mut h = new_handle();
     let cp = h.c_ptr();
@@ -440,7 +487,20 @@ pub(crate) unsafe fn new_schunk_c(
     } else {
         core_params(cctx, dctx)
     };
-    let st = new_c_storage(false, &cparams, &dparams, io);
+    let mut st = new_c_storage(contiguous, &cparams, &dparams, io);
+    if let (Some(u), false) = (urlpath, st.is_null()) {
+        let mut b = u.as_bytes().to_vec();
+        b.push(0);
+        let p = malloc_copy(&b);
+        if p.is_null() {
+            // SAFETY: the storage just made here.
+            unsafe { free_c_storage(st) };
+            st = ptr::null_mut();
+        } else {
+            // SAFETY: `st` is the live storage just made.
+            unsafe { (*st).urlpath = p as *mut core::ffi::c_char };
+        }
+    }
     let Some((pc, pd)) = params.filter(|_| !st.is_null()) else {
         crate::trace_error!("Could not create the contexts of the super-chunk");
         // SAFETY: NULL or contexts/storage just created here.
@@ -451,7 +511,19 @@ pub(crate) unsafe fn new_schunk_c(
         }
         return ptr::null_mut();
     };
-    h.core = Schunk::new(pc, pd);
+    match make(pc, pd) {
+        Ok(core) => h.core = core,
+        Err(e) => {
+            crate::trace_error!("Could not create the super-chunk: {}", e);
+            // SAFETY: contexts/storage just created here.
+            unsafe {
+                super::context::blosc2_free_ctx(cctx);
+                super::context::blosc2_free_ctx(dctx);
+                free_c_storage(st);
+            }
+            return ptr::null_mut();
+        }
+    }
     let c = &mut h.c;
     c.version = 0;
     c.compcode = cparams.compcode;
@@ -471,7 +543,13 @@ pub(crate) unsafe fn new_schunk_c(
     c.dctx = dctx;
     c.tuner_params = cparams.tuner_params;
     c.tuner_id = cparams.tuner_id;
-    h.sync();
+    if h.rebuild_mirrors().is_err() {
+        crate::trace_error!("Cannot copy the metalayers of the super-chunk");
+        let raw = Box::into_raw(h);
+        // SAFETY: the handle just leaked.
+        unsafe { free_schunk_c(ptr::addr_of_mut!((*raw).c)) };
+        return ptr::null_mut();
+    }
     let raw = Box::into_raw(h);
     // SAFETY: `raw` is the live handle just leaked; `c` is its first field.
     unsafe { ptr::addr_of_mut!((*raw).c) }
@@ -497,6 +575,9 @@ pub(crate) unsafe fn free_schunk_c(p: *mut blosc2_schunk) {
         super::context::blosc2_free_ctx(h.c.cctx);
         super::context::blosc2_free_ctx(h.c.dctx);
         libc::free(h.c.data as *mut c_void);
+        if h.cframe_owner != 0 && !h.avoid_cframe_free {
+            libc::free(h.cframe_owner as *mut c_void);
+        }
     }
     drop(h);
 }
@@ -505,10 +586,9 @@ pub(crate) unsafe fn free_schunk_c(p: *mut blosc2_schunk) {
 // Creation, copy, free
 // ---------------------------------------------------------------------------------------------
 
-/// Create a new super-chunk (NULL `storage`: in-memory with default parameters).
-///
-/// Only in-memory sparse storage (`contiguous == false`, no `urlpath`) is available for now;
-/// other storages give NULL.
+/// Create a new super-chunk (NULL `storage`: in-memory with default parameters). With
+/// `contiguous` it is a contiguous frame (in memory, or a file at `urlpath`); with only
+/// `urlpath` a sparse frame directory.
 ///
 /// # Safety
 /// `storage` must be NULL or valid, with its pointers NULL or valid.
@@ -519,10 +599,6 @@ pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut
         let st = unsafe { storage.as_ref() }
             .copied()
             .unwrap_or(BLOSC2_STORAGE_DEFAULTS);
-        if st.contiguous != 0 || !st.urlpath.is_null() {
-            crate::trace_error!("Frame-backed super-chunks are not supported yet");
-            return ptr::null_mut();
-        }
         // SAFETY: each pointer checked for NULL; the caller guarantees validity.
         let (cp, dp, io) = unsafe {
             (
@@ -538,8 +614,81 @@ pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut
             )
         };
         // SAFETY: forwarded caller guarantees.
-        unsafe { new_schunk_c(&cp, &dp, &io) }
+        unsafe { new_storage_schunk(&st, &cp, &dp, &io) }
     })
+}
+
+/// The path of a C `urlpath` without its `file:///` prefix (`None` for NULL).
+///
+/// # Safety
+/// `p` must be NULL or a NUL-terminated string.
+pub(crate) unsafe fn urlpath_str(p: *const core::ffi::c_char) -> Result<Option<String>, Error> {
+    if p.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: the caller guarantees a NUL-terminated string.
+    let s = unsafe { core::ffi::CStr::from_ptr(p) }
+        .to_str()
+        .map_err(|_| {
+            crate::trace_error!("The urlpath is not valid UTF-8");
+            Error::InvalidParam
+        })?;
+    Ok(Some(s.strip_prefix("file:///").unwrap_or(s).to_string()))
+}
+
+/// The I/O back-end selected by a C `blosc2_io` (the native one for the default filesystem).
+///
+/// # Safety
+/// `io` must be valid, its `params` valid for the life of the back-end.
+pub(crate) unsafe fn core_io(
+    io: &blosc2_io,
+) -> Result<std::sync::Arc<dyn crate::frame::Io>, Error> {
+    if io.id as c_int == super::consts::BLOSC2_IO_FILESYSTEM {
+        return Ok(std::sync::Arc::new(crate::frame::StdIo));
+    }
+    // SAFETY: caller's contract.
+    Ok(std::sync::Arc::new(unsafe { super::io::CIo::from_io(io) }?))
+}
+
+/// Create an empty super-chunk stored as `st` says (memory, in-memory frame, file frame or
+/// sparse directory).
+///
+/// # Safety
+/// As [`new_schunk_c`]; `st.urlpath` NULL or a NUL-terminated string.
+pub(crate) unsafe fn new_storage_schunk(
+    st: &blosc2_storage,
+    cp: &blosc2_cparams,
+    dp: &blosc2_dparams,
+    io: &blosc2_io,
+) -> *mut blosc2_schunk {
+    // SAFETY: caller's contract.
+    let path = match unsafe { urlpath_str(st.urlpath) } {
+        Ok(p) => p,
+        Err(_) => return ptr::null_mut(),
+    };
+    let contiguous = st.contiguous != 0;
+    if !contiguous && path.is_none() {
+        // SAFETY: forwarded caller guarantees.
+        return unsafe { new_schunk_c(cp, dp, io) };
+    }
+    use crate::frame::{Frame, Location};
+    let loc = match (&path, contiguous) {
+        (None, _) => Location::Memory,
+        (Some(p), true) => Location::File {
+            path: p.into(),
+            offset: 0,
+        },
+        (Some(p), false) => Location::Dir(p.into()),
+    };
+    let mut make = |c: CParams, d: DParams| -> crate::Result<Schunk> {
+        // SAFETY: caller's contract for `io`.
+        let cio = unsafe { core_io(io) }?;
+        let fp = crate::frame::FrameParams::from_cparams(&c, d.nthreads);
+        let f = Frame::create(loc.clone(), &fp, cio)?;
+        Ok(Schunk::with_frame(c, d, f))
+    };
+    // SAFETY: forwarded caller guarantees.
+    unsafe { new_schunk_with(cp, dp, io, contiguous, path.as_deref(), &mut make) }
 }
 
 /// Copy a super-chunk into a new one with `storage` (NULL: in memory, same parameters).
@@ -561,10 +710,6 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
         let st = unsafe { storage.as_ref() }
             .copied()
             .unwrap_or(BLOSC2_STORAGE_DEFAULTS);
-        if st.contiguous != 0 || !st.urlpath.is_null() {
-            crate::trace_error!("Frame-backed super-chunks are not supported yet");
-            return ptr::null_mut();
-        }
         // SAFETY: checked for NULL.
         let cp = match unsafe { st.cparams.as_ref() } {
             Some(c) => *c,
@@ -597,22 +742,17 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
             )
         };
         // SAFETY: forwarded caller guarantees.
-        let out = unsafe { new_schunk_c(&cp, &dp, &io) };
+        let out = unsafe { new_storage_schunk(&st, &cp, &dp, &io) };
         // SAFETY: NULL or the handle just created.
         let Some(dst) = (unsafe { handle(out) }) else {
             return ptr::null_mut();
         };
-        let (cctx, cp, dp) = (
-            dst.c.cctx,
-            dst.core.cparams().clone(),
-            dst.core.dparams().clone(),
-        );
+        let (cctx, cp) = (dst.c.cctx, dst.core.cparams().clone());
         let copied = src
             .core
-            .copy_by(cp.clone(), dp, &mut |n, s| ctx_compress(cctx, &cp, n, s));
+            .copy_into(&mut dst.core, &mut |n, s| ctx_compress(cctx, &cp, n, s));
         match copied {
-            Ok(core) => {
-                dst.core = core;
+            Ok(()) => {
                 if dst.rebuild_mirrors().is_ok() {
                     return out;
                 }
@@ -659,6 +799,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_chunk(
         let Some(h) = (unsafe { handle(schunk) }) else {
             return Error::NullPointer.code() as i64;
         };
+        let copy = copy || h.lent(chunk);
         // SAFETY: the caller guarantees the chunk.
         let c = match unsafe { read_chunk(chunk, copy) } {
             Ok(c) => c,
@@ -691,6 +832,7 @@ pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
         let Some(h) = (unsafe { handle(schunk) }) else {
             return Error::NullPointer.code() as i64;
         };
+        let copy = copy || h.lent(chunk);
         // SAFETY: the caller guarantees the chunk.
         let c = match unsafe { read_chunk(chunk, copy) } {
             Ok(c) => c,
@@ -732,7 +874,7 @@ pub unsafe extern "C" fn blosc2_schunk_update_chunk(
             .and_then(|i| h.core.stored_chunk(i))
             .is_some_and(|b| b.as_ptr() == chunk);
         // SAFETY: the caller guarantees the chunk.
-        let c = match unsafe { read_chunk(chunk, copy || already_ours) } {
+        let c = match unsafe { read_chunk(chunk, copy || already_ours || h.lent(chunk)) } {
             Ok(c) => c,
             Err(e) => return e.code() as i64,
         };
@@ -1336,8 +1478,12 @@ pub unsafe extern "C" fn blosc2_schunk_refresh(schunk: *mut blosc2_schunk) -> c_
         // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
         match unsafe { handle(schunk) } {
             Some(h) => {
-                h.sync();
-                0
+                let r = h.core.refresh();
+                let m = h.rebuild_mirrors();
+                match r.and(m) {
+                    Ok(()) => 0,
+                    Err(e) => e.code(),
+                }
             }
             None => Error::NullPointer.code(),
         }

@@ -1,7 +1,7 @@
 //! Timing helpers, index arithmetic and the raw shuffle functions (area 13 of the API).
 
-use super::guard;
 use super::types::*;
+use super::{guard, slice, slice_mut};
 use crate::filters::{bitshuffle, shuffle};
 use crate::Error;
 use core::ffi::c_void;
@@ -130,10 +130,8 @@ unsafe fn raw(
     dest: *mut c_void,
     k: Kernel,
 ) -> i32 {
-    if src.is_null() || dest.is_null() {
-        return Error::NullPointer.code();
-    }
-    // As C-Blosc2, the raw shuffles take typesizes up to 256 (one more than a chunk header holds).
+    // As C-Blosc2, the raw shuffles take typesizes up to 256 (one more than a chunk header holds)
+    // and check their parameters before the buffers, which are not touched for 0 bytes.
     if !(1..=256).contains(&typesize) || blocksize < 0 {
         return Error::InvalidParam.code();
     }
@@ -141,12 +139,10 @@ unsafe fn raw(
         return Error::InvalidParam.code();
     }
     let n = blocksize as usize;
-    // SAFETY: the caller guarantees `blocksize` bytes in each (non-overlapping) buffer.
-    let (s, d) = unsafe {
-        (
-            core::slice::from_raw_parts(src as *const u8, n),
-            core::slice::from_raw_parts_mut(dest as *mut u8, n),
-        )
+    // SAFETY: the caller guarantees `blocksize` bytes in each (non-overlapping) buffer; NULL is
+    // refused unless there are no bytes.
+    let (Some(s), Some(d)) = (unsafe { slice(src, n) }, unsafe { slice_mut(dest, n) }) else {
+        return Error::NullPointer.code();
     };
     k(typesize as usize, s, d);
     blocksize

@@ -8,29 +8,45 @@ use crate::error::{Error, Result};
 use crate::params::{DParams, PostfilterArgs};
 use std::sync::Mutex;
 
-/// A validated chunk ready to be decoded.
+/// A chunk opened for reading.
+///
+/// Reading a chunk checks, in C-Blosc2's order: the header ([`Header::parse`]), that the source
+/// holds `cbytes` bytes ([`Chunk::open`]), then, when the data are needed, the layout behind the
+/// header: bstarts table, dictionary and VL-block table ([`Chunk::layout`]). Each stream is
+/// checked when it is decoded. The entry points (`decompress`, `getitem`, the VL-block readers)
+/// add their own checks in between, in the order C-Blosc2 makes them.
 pub struct Chunk<'a> {
+    /// The whole source (it may extend past the chunk).
+    src: &'a [u8],
     /// The chunk bytes, exactly `cbytes` long.
     pub buf: &'a [u8],
     /// Its header.
     pub header: Header,
-    codec: u8,
     data_start: usize,
     dict: Option<&'a [u8]>,
 }
 
 fn le_i32(b: &[u8], at: usize) -> Result<i32> {
-    let s = b.get(at..at + 4).ok_or(Error::ReadBuffer)?;
+    let s = at
+        .checked_add(4)
+        .and_then(|end| b.get(at..end))
+        .ok_or(Error::ReadBuffer)?;
     Ok(i32::from_le_bytes([s[0], s[1], s[2], s[3]]))
 }
 
 impl<'a> Chunk<'a> {
-    /// Parse a chunk at the start of `src` (which may be longer than the chunk).
+    /// Open the chunk at the start of `src` (which may be longer than the chunk) and check its
+    /// layout: [`Chunk::open`] then [`Chunk::layout`].
     pub fn parse(src: &'a [u8]) -> Result<Chunk<'a>> {
-        let header = Header::parse(src)?;
+        Chunk::open(src, Header::parse(src)?)?.layout()
+    }
+
+    /// Open the chunk at the start of `src` whose parsed header is `header`: `cbytes` must not
+    /// exceed the source ([`Error::InvalidHeader`], as C-Blosc2), and lazy chunks, which only
+    /// exist inside C-Blosc2's frame readers, are refused ([`Error::InvalidParam`]).
+    pub fn open(src: &'a [u8], header: Header) -> Result<Chunk<'a>> {
         let cbytes = header.cbytes as usize;
         if src.len() < cbytes {
-            // C-Blosc2 reports a header whose `cbytes` exceeds the source as an invalid header.
             crate::trace_error!(
                 "The header's cbytes ({}) exceeds the source size ({})",
                 cbytes,
@@ -42,74 +58,128 @@ impl<'a> Chunk<'a> {
             crate::trace_error!("Lazy chunks cannot be decoded from a buffer");
             return Err(Error::InvalidParam);
         }
-        let buf = &src[..cbytes];
-        let hl = header.header_len();
-        let mut chunk = Chunk {
-            buf,
+        Ok(Chunk {
+            src,
+            buf: &src[..cbytes],
             header,
-            codec: 0,
-            data_start: hl,
+            data_start: header.header_len(),
             dict: None,
-        };
-        if let Some(sp) = header.special() {
-            match sp {
-                Special::Value => {
-                    let es = cbytes - EXTENDED_HEADER_LENGTH;
-                    if es == 0 || header.nbytes as usize % es != 0 {
-                        crate::trace_error!("Invalid repeated-value special chunk");
-                        return Err(Error::InvalidHeader);
-                    }
-                }
-                Special::Nan => {
-                    if header.nbytes > 0 && header.typesize != 4 && header.typesize != 8 {
-                        crate::trace_error!("NaN special chunks need typesize 4 or 8");
-                        return Err(Error::InvalidHeader);
-                    }
-                }
-                Special::Zero | Special::Uninit => {}
-            }
-            return Ok(chunk);
+        })
+    }
+
+    /// Check what follows the header of a chunk that has blocks (neither special nor
+    /// memcpyed): the bstarts table must fit in the source ([`Error::ReadBuffer`]; C-Blosc2
+    /// checks it against the source size, the blocks it points to must then lie within
+    /// `cbytes`), then the
+    /// dictionary (size in `1..=32768`, else [`Error::CodecDict`]; its bytes must fit:
+    /// [`Error::ReadBuffer`]), then for VL-block chunks the block table
+    /// ([`Error::InvalidHeader`], see [`Chunk::check_vlblocks`]).
+    pub fn layout(mut self) -> Result<Chunk<'a>> {
+        let header = self.header;
+        if header.special_code() != 0 || header.memcpyed() {
+            return Ok(self);
         }
-        if header.memcpyed() {
-            if header.nbytes as usize + hl != cbytes {
-                crate::trace_error!("Wrong cbytes for a memcpyed chunk");
-                return Err(Error::ReadBuffer);
-            }
-            return Ok(chunk);
-        }
-        chunk.codec = header.codec_id()?;
-        let nblocks = header.nblocks();
-        let bstarts_end = hl
-            .checked_add(nblocks.checked_mul(4).ok_or(Error::InvalidHeader)?)
-            .ok_or(Error::InvalidHeader)?;
-        if bstarts_end > cbytes {
-            crate::trace_error!("The bstarts table does not fit in the chunk");
+        let hl = header.header_len();
+        let bstarts_end = header
+            .nblocks()
+            .checked_mul(4)
+            .and_then(|n| n.checked_add(hl))
+            .filter(|&end| end <= self.src.len());
+        let Some(bstarts_end) = bstarts_end else {
+            crate::trace_error!("`bstarts` exceeds length of source buffer.");
             return Err(Error::ReadBuffer);
-        }
-        chunk.data_start = bstarts_end;
+        };
+        self.data_start = bstarts_end;
         if header.has_dict() {
-            let dsize = le_i32(buf, bstarts_end)?;
+            let dsize = le_i32(self.buf, bstarts_end).inspect_err(|_| {
+                crate::trace_error!("Not enough space to read size of dictionary.");
+            })?;
             if dsize <= 0 || dsize as usize > MAX_DICT_SIZE {
                 crate::trace_error!("Invalid dictionary size {}", dsize);
                 return Err(Error::CodecDict);
             }
-            let d = buf
-                .get(bstarts_end + 4..bstarts_end + 4 + dsize as usize)
-                .ok_or(Error::ReadBuffer)?;
-            chunk.dict = Some(d);
-            chunk.data_start = bstarts_end + 4 + dsize as usize;
+            let start = bstarts_end + 4;
+            let end = start + dsize as usize;
+            let Some(d) = self.buf.get(start..end) else {
+                crate::trace_error!("Not enough space to read entire dictionary.");
+                return Err(Error::ReadBuffer);
+            };
+            self.dict = Some(d);
+            self.data_start = end;
         }
-        Ok(chunk)
+        if header.is_vlblocks() {
+            self.check_vlblocks()?;
+        }
+        Ok(self)
+    }
+
+    /// The block table of a VL-block chunk (CHUNK.md §7): block `j` spans
+    /// `[bstarts[j], bstarts[j+1])` (the last one up to `cbytes`), starts after the bstarts
+    /// table and the dictionary and holds at least its `i32` length; every length is positive
+    /// and together they make `nbytes`. Anything else is [`Error::InvalidHeader`], as C-Blosc2
+    /// checks it before decoding any block.
+    fn check_vlblocks(&self) -> Result<()> {
+        let n = self.header.nblocks();
+        let mut total: i64 = 0;
+        for j in 0..n {
+            let (start, end) = self.vlblock_span(j)?;
+            if start < self.data_start || start.saturating_add(4) > end || end > self.buf.len() {
+                crate::trace_error!("Invalid VL-block offsets in chunk.");
+                return Err(Error::InvalidHeader);
+            }
+            let ulen = le_i32(self.buf, start)?;
+            if ulen <= 0 {
+                crate::trace_error!("Invalid VL-block uncompressed size in chunk.");
+                return Err(Error::InvalidHeader);
+            }
+            total += ulen as i64;
+            if total > self.header.nbytes as i64 {
+                crate::trace_error!("VL-block sizes exceed chunk nbytes.");
+                return Err(Error::InvalidHeader);
+            }
+        }
+        if total != self.header.nbytes as i64 {
+            crate::trace_error!("VL-block sizes do not add up to chunk nbytes.");
+            return Err(Error::InvalidHeader);
+        }
+        Ok(())
+    }
+
+    /// Where VL block `j` lies: `bstarts[j]` up to the next block's start (or the chunk's end).
+    /// Offsets that are negative read as `usize::MAX` (never a valid position).
+    fn vlblock_span(&self, j: usize) -> Result<(usize, usize)> {
+        let at = |k: usize| -> Result<usize> {
+            Ok(usize::try_from(self.bstarts(k)?).unwrap_or(usize::MAX))
+        };
+        let start = at(j)?;
+        let end = if j + 1 < self.header.nblocks() {
+            at(j + 1)?
+        } else {
+            self.buf.len()
+        };
+        Ok((start, end))
     }
 
     /// Uncompressed size.
     pub fn nbytes(&self) -> usize {
-        self.header.nbytes as usize
+        self.header.data_len()
     }
 
+    /// The codec of the streams (checked when a stream is decoded, as in C-Blosc2).
+    fn codec(&self) -> Result<u8> {
+        self.header.codec_id()
+    }
+
+    /// Entry `j` of the bstarts table (which [`Chunk::layout`] checked to be in the source).
+    fn bstarts(&self, j: usize) -> Result<i32> {
+        le_i32(self.src, self.header.header_len() + 4 * j)
+    }
+
+    /// Where block `j` starts: anywhere inside the chunk but its first byte (C-Blosc2 allows
+    /// any such offset; whatever is read there must then decode). Else [`Error::Data`].
     fn bstart(&self, j: usize) -> Result<usize> {
-        let v = le_i32(self.buf, self.header.header_len() + 4 * j)?;
-        if v <= 0 || v as usize >= self.buf.len() || (v as usize) < self.data_start {
+        let v = self.bstarts(j)?;
+        if v <= 0 || v as usize >= self.buf.len() {
             crate::trace_error!("Invalid block start {} for block {}", v, j);
             return Err(Error::Data);
         }
@@ -126,18 +196,16 @@ impl<'a> Chunk<'a> {
         }
     }
 
+    /// The number of streams of block `j` (CHUNK.md §3.3, §8.1): the typesize when splitting,
+    /// except for the leftover block.
     fn nstreams(&self, j: usize) -> usize {
         let h = &self.header;
-        let bsize = self.bsize(j);
-        let leftover = bsize != h.blocksize as usize;
+        let leftover = self.bsize(j) != h.blocksize as usize;
         if h.dont_split() || leftover {
             return 1;
         }
         let ts = h.typesize as usize;
         if h.version <= 2 && (ts > 16 || (h.blocksize as usize) / ts < 128) {
-            return 1;
-        }
-        if bsize % ts != 0 {
             return 1;
         }
         ts
@@ -146,30 +214,49 @@ impl<'a> Chunk<'a> {
     fn ddict(&self) -> Result<Option<DDict<'a>>> {
         match self.dict {
             None => Ok(None),
-            Some(d) => Ok(Some(DDict::new(self.codec, d)?)),
+            Some(d) => Ok(Some(DDict::new(self.codec()?, d)?)),
         }
     }
 
-    fn fill_special(&self, sp: Special, dest: &mut [u8], start: usize) {
+    /// Fill `dest` (bytes `start..` of the chunk's data) with the special value. NaN chunks need
+    /// typesize 4 or 8 and run-of-value chunks whole values in `dest`: else [`Error::Data`], as
+    /// C-Blosc2 finds out when it fills a block (or a getitem range).
+    fn fill_special(&self, sp: Special, dest: &mut [u8], start: usize) -> Result<()> {
         match sp {
             Special::Zero => dest.fill(0),
             Special::Uninit => {}
             Special::Nan => {
-                let pat: &[u8] = if self.header.typesize == 4 {
-                    &[0x00, 0x00, 0xC0, 0x7F]
-                } else {
-                    &[0, 0, 0, 0, 0, 0, 0xF8, 0x7F]
+                let pat: &[u8] = match self.header.typesize {
+                    4 => &[0x00, 0x00, 0xC0, 0x7F],
+                    8 => &[0, 0, 0, 0, 0, 0, 0xF8, 0x7F],
+                    ts => {
+                        crate::trace_error!("Unsupported typesize {} for NaN", ts);
+                        return Err(Error::Data);
+                    }
                 };
+                if dest.len() % pat.len() != 0 {
+                    crate::trace_error!("set_nans failed: not a whole number of NaNs");
+                    return Err(Error::Data);
+                }
                 fill_pattern(dest, pat, start);
             }
             Special::Value => {
                 let pat = &self.buf[EXTENDED_HEADER_LENGTH..];
+                if dest.len() % pat.len() != 0 {
+                    crate::trace_error!("set_values failed: not a whole number of values");
+                    return Err(Error::Data);
+                }
                 fill_pattern(dest, pat, start);
             }
         }
+        Ok(())
     }
 
-    /// Decode the streams of block `j` into `out` (exactly the block length).
+    /// Decode the streams of block `j` into `out` (exactly the block length). A stream is
+    /// `i32 csize` + payload (CHUNK.md §3.4): not enough bytes for either is
+    /// [`Error::ReadBuffer`]; a run needs its token with bit 0 set and a byte value
+    /// ([`Error::RunLength`]); a codec stream must decode to exactly its length
+    /// ([`Error::Data`]). A block too short for one byte per stream is [`Error::WriteBuffer`].
     fn decode_streams(
         &self,
         codec: &mut codecs::CodecState,
@@ -180,6 +267,14 @@ impl<'a> Chunk<'a> {
     ) -> Result<()> {
         let nstreams = self.nstreams(j);
         let neblock = out.len() / nstreams;
+        if neblock == 0 {
+            crate::trace_error!("Not enough space to write");
+            return Err(Error::WriteBuffer);
+        }
+        // Bytes beyond whole streams (a block length that is not a multiple of the typesize)
+        // belong to no stream: C-Blosc2 leaves them undefined.
+        let (streams, tail) = out.split_at_mut(nstreams * neblock);
+        tail.fill(0);
         let mut p = self.bstart(j)?;
         let info = StreamInfo {
             meta: self.header.compcode_meta,
@@ -187,34 +282,41 @@ impl<'a> Chunk<'a> {
             cparams: None,
             dparams: Some(dparams),
         };
-        for s in 0..nstreams {
-            let piece = &mut out[s * neblock..(s + 1) * neblock];
-            let csize = le_i32(self.buf, p)?;
+        for piece in streams.chunks_exact_mut(neblock) {
+            let csize = le_i32(self.buf, p).inspect_err(|_| {
+                crate::trace_error!(
+                    "Not enough input to read the size of a stream of block {}",
+                    j
+                );
+            })?;
             p += 4;
             if csize == 0 {
                 piece.fill(0);
             } else if csize < 0 {
+                let Some(&token) = self.buf.get(p) else {
+                    crate::trace_error!("Not enough input to read the run token of block {}", j);
+                    return Err(Error::ReadBuffer);
+                };
+                p += 1;
+                if token & 0x01 == 0 {
+                    crate::trace_error!("Invalid or unsupported stream token value {:#x}", token);
+                    return Err(Error::RunLength);
+                }
                 if csize < -255 {
                     crate::trace_error!("Invalid run length {}", csize);
                     return Err(Error::RunLength);
                 }
-                let token = *self.buf.get(p).ok_or(Error::ReadBuffer)?;
-                if token & 0x01 == 0 || token & !0x01 != 0 {
-                    crate::trace_error!("Unknown run token {:#x}", token);
-                    return Err(Error::RunLength);
-                }
-                p += 1;
                 piece.fill((-csize) as u8);
             } else {
                 let csize = csize as usize;
-                let stream = self.buf.get(p..p + csize).ok_or_else(|| {
+                let Some(stream) = self.buf.get(p..p + csize) else {
                     crate::trace_error!("Stream of block {} runs past the chunk end", j);
-                    Error::ReadBuffer
-                })?;
+                    return Err(Error::ReadBuffer);
+                };
                 if csize == neblock {
                     piece.copy_from_slice(stream);
                 } else {
-                    codec.decompress(self.codec, stream, piece, dict, info)?;
+                    codec.decompress(self.codec()?, stream, piece, dict, info)?;
                 }
                 p += csize;
             }
@@ -251,7 +353,11 @@ impl<'a> Chunk<'a> {
         let bsize = dest.len();
         if self.header.memcpyed() {
             let start = self.header.header_len() + j * self.header.blocksize as usize;
-            dest.copy_from_slice(&self.buf[start..start + bsize]);
+            let Some(data) = self.buf.get(start..start + bsize) else {
+                crate::trace_error!("Not enough input to copy block {}", j);
+                return Err(Error::ReadBuffer);
+            };
+            dest.copy_from_slice(data);
             return self.postfilter(w, j, dest, dparams);
         }
         let pinfo = self.pipeline_info(dparams);
@@ -340,20 +446,19 @@ fn fill_pattern(dest: &mut [u8], pat: &[u8], start: usize) {
 /// `maskout[j] == true` skips block `j`: its part of `dst` is left untouched (the return value is
 /// still the whole size, as in C-Blosc2). The mask must have one entry per block, else
 /// [`Error::Data`].
+///
+/// The checks follow C-Blosc2's order: the header, the destination size
+/// ([`Error::WriteBuffer`]), the source size ([`Chunk::open`]), the mask, an undefined
+/// special-value code ([`Error::Data`]), a memcpyed chunk whose `cbytes` is not
+/// `nbytes` + header ([`Error::Data`]), then the layout ([`Chunk::layout`]) and the blocks.
 pub fn decompress(
     dparams: &DParams,
     src: &[u8],
     dst: &mut [u8],
     maskout: Option<&[bool]>,
 ) -> Result<usize> {
-    // As C-Blosc2: the header and the source length first, then the destination size, then the
-    // rest of the chunk.
     let header = Header::parse(src)?;
-    if src.len() < header.cbytes as usize {
-        crate::trace_error!("The header's cbytes exceeds the source size");
-        return Err(Error::InvalidHeader);
-    }
-    if dst.len() < header.nbytes as usize {
+    if dst.len() < header.data_len() {
         crate::trace_error!(
             "The destination is too small: {} < {}",
             dst.len(),
@@ -361,10 +466,10 @@ pub fn decompress(
         );
         return Err(Error::WriteBuffer);
     }
-    let chunk = Chunk::parse(src)?;
+    let chunk = Chunk::open(src, header)?;
     let nbytes = chunk.nbytes();
     let dst = &mut dst[..nbytes];
-    let nblocks = chunk.header.nblocks();
+    let nblocks = header.nblocks();
     if let Some(m) = maskout {
         if m.len() != nblocks {
             crate::trace_error!(
@@ -376,25 +481,32 @@ pub fn decompress(
             return Err(Error::Data);
         }
     }
+    if header.special_code() > Special::Uninit as u8 {
+        crate::trace_error!("Unknown special values ID ({})", header.special_code());
+        return Err(Error::Data);
+    }
+    let hl = header.header_len();
+    if header.memcpyed() && header.cbytes as i64 != header.nbytes as i64 + hl as i64 {
+        crate::trace_error!("Wrong header info for this memcpyed chunk");
+        return Err(Error::Data);
+    }
+    if header.nbytes == 0 && header.cbytes as usize == hl && header.special_code() == 0 {
+        // only a header: an empty buffer
+        return Ok(0);
+    }
+    let chunk = chunk.layout()?;
     let skip = |j: usize| maskout.is_some_and(|m| m[j]);
-    if let Some(sp) = chunk.header.special() {
-        if maskout.is_none() {
-            chunk.fill_special(sp, dst, 0);
-        } else {
-            let bs = chunk.header.blocksize as usize;
-            for (j, block) in dst.chunks_mut(bs).enumerate() {
-                if !skip(j) {
-                    chunk.fill_special(sp, block, j * bs);
-                }
+    if let Some(sp) = header.special() {
+        let bs = header.blocksize as usize;
+        for (j, block) in dst.chunks_mut(bs).enumerate() {
+            if !skip(j) {
+                chunk.fill_special(sp, block, j * bs)?;
             }
         }
         return Ok(nbytes);
     }
-    if nbytes == 0 {
-        return Ok(0);
-    }
-    if chunk.header.is_vlblocks() {
-        let blocks = vldecompress(dparams, src)?;
+    if header.is_vlblocks() {
+        let blocks = vldecode_all(&chunk, dparams)?;
         let mut pos = 0;
         for b in blocks {
             dst[pos..pos + b.len()].copy_from_slice(&b);
@@ -402,8 +514,10 @@ pub fn decompress(
         }
         return Ok(nbytes);
     }
-    if chunk.header.memcpyed() && dparams.postfilter.is_none() && maskout.is_none() {
-        let hl = chunk.header.header_len();
+    if nbytes == 0 {
+        return Ok(0);
+    }
+    if header.memcpyed() && dparams.postfilter.is_none() && maskout.is_none() {
         dst.copy_from_slice(&chunk.buf[hl..hl + nbytes]);
         return Ok(nbytes);
     }
@@ -460,8 +574,34 @@ pub fn decompress(
     Ok(nbytes)
 }
 
-/// Decode bytes `[start, start + len)` of a chunk into `dst` (`getitem`). Only the blocks
-/// overlapping the range are decoded (plus block 0 when delta is in use).
+/// The range of a getitem call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Span {
+    /// `nitems` elements of the chunk's typesize from element `start` (`blosc2_getitem_ctx`).
+    Items {
+        /// First element.
+        start: i64,
+        /// Number of elements.
+        nitems: i64,
+    },
+    /// Bytes `[start, start + len)`; both must be multiples of the typesize
+    /// (`blosc2_getitem_bytes_ctx`), else [`Error::InvalidParam`].
+    AlignedBytes {
+        /// First byte.
+        start: i64,
+        /// Number of bytes.
+        len: i64,
+    },
+    /// Any byte range `[start, start + len)`.
+    Bytes {
+        /// First byte.
+        start: usize,
+        /// Number of bytes.
+        len: usize,
+    },
+}
+
+/// Decode bytes `[start, start + len)` of a chunk into `dst`; returns `len`. See [`getitem`].
 pub fn getitem_bytes(
     dparams: &DParams,
     src: &[u8],
@@ -469,34 +609,86 @@ pub fn getitem_bytes(
     len: usize,
     dst: &mut [u8],
 ) -> Result<usize> {
-    let chunk = Chunk::parse(src)?;
-    let nbytes = chunk.nbytes();
-    let end = start.checked_add(len).ok_or(Error::InvalidParam)?;
-    if end > nbytes {
-        crate::trace_error!("`start` + `nitems` out of bounds");
+    getitem(dparams, src, Span::Bytes { start, len }, dst)
+}
+
+/// Decode part of a chunk into `dst` (`getitem`, CHUNK.md §12); returns the number of bytes.
+/// Only the blocks overlapping the range are decoded (plus block 0 when delta is in use).
+///
+/// The checks follow C-Blosc2's order: the header; VL-block chunks are refused
+/// ([`Error::InvalidParam`]); the alignment of an [`Span::AlignedBytes`] range
+/// ([`Error::InvalidParam`]); the source size ([`Chunk::open`]); an empty range is done; the
+/// destination must hold the range ([`Error::WriteBuffer`]); the range must lie within `nbytes`
+/// ([`Error::InvalidParam`]); the layout of a chunk with blocks ([`Chunk::layout`]). An undefined
+/// special-value code is [`Error::SchunkSpecial`]. The range of a memcpyed chunk is copied from
+/// the source (it must lie within the source: [`Error::ReadBuffer`]) without checking `cbytes`,
+/// as C-Blosc2 does.
+pub fn getitem(dparams: &DParams, src: &[u8], span: Span, dst: &mut [u8]) -> Result<usize> {
+    let header = Header::parse(src)?;
+    if header.is_vlblocks() {
+        crate::trace_error!("getitem is not supported for VL-block chunks.");
         return Err(Error::InvalidParam);
     }
-    if dst.len() < len {
-        crate::trace_error!("The destination is too small");
-        return Err(Error::WriteBuffer);
-    }
-    let dst = &mut dst[..len];
-    if let Some(sp) = chunk.header.special() {
-        chunk.fill_special(sp, dst, start);
-        return Ok(len);
-    }
-    if chunk.header.is_vlblocks() {
-        crate::trace_error!("getitem is not supported for VL-block chunks");
-        return Err(Error::InvalidParam);
-    }
+    let ts = header.typesize as i64;
+    let (start, len) = match span {
+        Span::Items { start, nitems } => (start.saturating_mul(ts), nitems.saturating_mul(ts)),
+        Span::AlignedBytes { start, len } => {
+            if start < 0 || len < 0 || start % ts != 0 || len % ts != 0 {
+                crate::trace_error!(
+                    "`start` ({}) and `nbytes` ({}) must both be non-negative multiples of the \
+                     typesize stored in the chunk ({})",
+                    start,
+                    len,
+                    ts
+                );
+                return Err(Error::InvalidParam);
+            }
+            (start, len)
+        }
+        Span::Bytes { start, len } => (
+            i64::try_from(start).unwrap_or(i64::MAX),
+            i64::try_from(len).unwrap_or(i64::MAX),
+        ),
+    };
+    let chunk = Chunk::open(src, header)?;
     if len == 0 {
         return Ok(0);
     }
-    if chunk.header.memcpyed() && dparams.postfilter.is_none() {
-        let hl = chunk.header.header_len();
-        dst.copy_from_slice(&chunk.buf[hl + start..hl + end]);
+    if len > dst.len() as i64 {
+        crate::trace_error!("`nitems`*`typesize` out of dest bounds.");
+        return Err(Error::WriteBuffer);
+    }
+    let nbytes = header.nbytes as i64;
+    if start < 0 || start > nbytes {
+        crate::trace_error!("`start` out of bounds.");
+        return Err(Error::InvalidParam);
+    }
+    let end = start.saturating_add(len);
+    if len < 0 || end > nbytes {
+        crate::trace_error!("`start`+`nitems` out of bounds.");
+        return Err(Error::InvalidParam);
+    }
+    let (start, len, end) = (start as usize, len as usize, end as usize);
+    let dst = &mut dst[..len];
+    let chunk = chunk.layout()?;
+    if header.special_code() > Special::Uninit as u8 {
+        crate::trace_error!("Unhandled special value case");
+        return Err(Error::SchunkSpecial);
+    }
+    if let Some(sp) = header.special() {
+        chunk.fill_special(sp, dst, start)?;
         return Ok(len);
     }
+    if header.memcpyed() && dparams.postfilter.is_none() {
+        let hl = header.header_len();
+        let Some(data) = chunk.src.get(hl + start..hl + end) else {
+            crate::trace_error!("getitem memcpy source out of bounds.");
+            return Err(Error::ReadBuffer);
+        };
+        dst.copy_from_slice(data);
+        return Ok(len);
+    }
+    let nbytes = chunk.nbytes();
     let bs = chunk.header.blocksize as usize;
     let dict = chunk.ddict()?;
     let delta = chunk.header.has_delta() && !chunk.header.memcpyed();
@@ -525,49 +717,51 @@ pub fn getitem_bytes(
     })
 }
 
-/// Decode every block of a VL-block chunk.
-pub fn vldecompress(dparams: &DParams, src: &[u8]) -> Result<Vec<Vec<u8>>> {
-    let chunk = Chunk::parse(src)?;
-    if !chunk.header.is_vlblocks() {
-        crate::trace_error!("The chunk is not a VL-block chunk");
+/// Open a VL-block chunk: the header, then [`Error::InvalidParam`] if the chunk has no VL
+/// blocks, then [`Chunk::open`] and [`Chunk::layout`] (which checks the block table).
+fn open_vl(src: &[u8]) -> Result<Chunk<'_>> {
+    let header = Header::parse(src)?;
+    if !header.is_vlblocks() {
+        crate::trace_error!("Chunk does not use VL blocks.");
         return Err(Error::InvalidParam);
     }
-    let n = chunk.header.nblocks();
-    let mut out = Vec::with_capacity(n);
-    let mut total = 0usize;
-    for j in 0..n {
-        let b = vldecompress_block(&chunk, dparams, j)?;
-        total += b.len();
-        out.push(b);
-    }
-    if total != chunk.nbytes() {
-        crate::trace_error!("VL blocks do not add up to nbytes");
-        return Err(Error::Data);
-    }
-    Ok(out)
+    Chunk::open(src, header)?.layout()
 }
 
-/// Decode block `j` of a parsed VL-block chunk.
-pub fn vldecompress_block(chunk: &Chunk<'_>, dparams: &DParams, j: usize) -> Result<Vec<u8>> {
+/// Decode every block of a VL-block chunk.
+pub fn vldecompress(dparams: &DParams, src: &[u8]) -> Result<Vec<Vec<u8>>> {
+    vldecode_all(&open_vl(src)?, dparams)
+}
+
+/// Decode block `j` of a VL-block chunk; an index out of range is [`Error::InvalidParam`]
+/// (checked after the chunk, as in C-Blosc2).
+pub fn vldecompress_block(dparams: &DParams, src: &[u8], j: usize) -> Result<Vec<u8>> {
+    let chunk = open_vl(src)?;
     let n = chunk.header.nblocks();
     if j >= n {
-        return Err(Error::InvalidIndex);
+        crate::trace_error!("nblock ({}) out of range [0, {}).", j, n);
+        return Err(Error::InvalidParam);
     }
-    let start = chunk.bstart(j)?;
-    let next = if j + 1 < n {
-        chunk.bstart(j + 1)?
-    } else {
-        chunk.buf.len()
-    };
-    if next < start + 4 {
-        return Err(Error::Data);
-    }
+    vldecode_block(&chunk, dparams, j)
+}
+
+fn vldecode_all(chunk: &Chunk<'_>, dparams: &DParams) -> Result<Vec<Vec<u8>>> {
+    (0..chunk.header.nblocks())
+        .map(|j| vldecode_block(chunk, dparams, j))
+        .collect()
+}
+
+/// Decode block `j` of a VL-block chunk whose layout was checked: `i32 ulen` then the payload,
+/// raw when it is `ulen` bytes long, else one codec stream.
+fn vldecode_block(chunk: &Chunk<'_>, dparams: &DParams, j: usize) -> Result<Vec<u8>> {
+    let (start, next) = chunk.vlblock_span(j)?;
     let ulen = le_i32(chunk.buf, start)?;
-    if ulen <= 0 || ulen > chunk.header.nbytes {
-        return Err(Error::Data);
-    }
-    let ulen = ulen as usize;
-    let payload = &chunk.buf[start + 4..next];
+    let (Ok(ulen), Some(payload)) = (
+        usize::try_from(ulen),
+        chunk.buf.get(start.saturating_add(4)..next),
+    ) else {
+        return Err(Error::InvalidHeader);
+    };
     let dict = chunk.ddict()?;
     let mut out = vec![0u8; ulen];
     with_worker(|w| -> Result<()> {
@@ -581,10 +775,203 @@ pub fn vldecompress_block(chunk: &Chunk<'_>, dparams: &DParams, j: usize) -> Res
                 cparams: None,
                 dparams: Some(dparams),
             };
-            codec.decompress(chunk.codec, payload, a, dict.as_ref(), info)?;
+            codec.decompress(chunk.codec()?, payload, a, dict.as_ref(), info)?;
         }
         let pinfo = chunk.pipeline_info(dparams);
         pipeline::backward(&pinfo, 0, &[], a, b, &mut out)
     })?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    //! The reading rules for malformed chunks (the C test `test_badinput.c` checks them against
+    //! C-Blosc2 through the C API).
+    use super::*;
+    use crate::chunk::{compress, vlcompress};
+    use crate::params::CParams;
+
+    const N: usize = 100_000;
+
+    fn ramp() -> Vec<u8> {
+        (0..N / 4).flat_map(|i| (i as u32).to_le_bytes()).collect()
+    }
+
+    fn chunk_with(p: &CParams, src: &[u8]) -> Vec<u8> {
+        let mut dst = vec![0u8; src.len() + 64];
+        let n = compress(p, src, &mut dst).unwrap();
+        dst.truncate(n);
+        dst
+    }
+
+    fn regular() -> Vec<u8> {
+        let p = CParams {
+            typesize: 4,
+            blocksize: 16384,
+            ..CParams::default()
+        };
+        chunk_with(&p, &ramp())
+    }
+
+    fn set_i32(c: &mut [u8], at: usize, v: i32) {
+        c[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    }
+
+    fn dec(c: &[u8]) -> Result<usize> {
+        decompress(&DParams::default(), c, &mut vec![0u8; N + 64], None)
+    }
+
+    fn items(c: &[u8], start: i64, nitems: i64) -> Result<usize> {
+        let span = Span::Items { start, nitems };
+        getitem(&DParams::default(), c, span, &mut vec![0u8; N + 64])
+    }
+
+    #[test]
+    fn negative_nbytes_decodes_to_nothing() {
+        let mut c = regular();
+        set_i32(&mut c, 4, -1);
+        assert_eq!(dec(&c), Ok(0));
+        assert_eq!(items(&c, 0, 1), Err(Error::InvalidParam));
+        assert_eq!(items(&c, 0, 0), Ok(0));
+    }
+
+    #[test]
+    fn blocks_too_short_for_their_streams() {
+        let mut c = regular();
+        // one byte, split in 4 streams
+        set_i32(&mut c, 4, 1);
+        assert_eq!(dec(&c), Err(Error::WriteBuffer));
+        // a blocksize that is not a multiple of the typesize still splits
+        let mut c = regular();
+        set_i32(&mut c, 8, 16385);
+        assert_eq!(items(&c, 5000, 100), Ok(400));
+        assert_eq!(dec(&c), Err(Error::Data));
+    }
+
+    #[test]
+    fn run_tokens_and_block_starts() {
+        let p = CParams {
+            typesize: 1,
+            filters: [0; 6],
+            ..CParams::default()
+        };
+        let c = chunk_with(&p, &[7u8; 1000]);
+        assert_eq!((c.len(), c[40]), (41, 0x01), "one run stream");
+        let mut out = vec![0u8; 1000];
+        for (token, want) in [(0x03u8, Ok(1000)), (0x02, Err(Error::RunLength))] {
+            let mut c = c.clone();
+            c[40] = token;
+            assert_eq!(decompress(&DParams::default(), &c, &mut out, None), want);
+        }
+        assert_eq!(out, [7u8; 1000]);
+        // a block may start anywhere in the chunk but at its first byte
+        let mut c2 = c.clone();
+        c2.extend_from_slice(&[0xF9, 0xFF, 0xFF, 0xFF, 0x01]);
+        set_i32(&mut c2, 12, 46);
+        set_i32(&mut c2, 32, 41);
+        assert_eq!(
+            decompress(&DParams::default(), &c2, &mut out, None),
+            Ok(1000)
+        );
+        for bad in [0, -1, 46] {
+            set_i32(&mut c2, 32, bad);
+            let r = decompress(&DParams::default(), &c2, &mut out, None);
+            assert_eq!(r, Err(Error::Data), "{bad}");
+        }
+    }
+
+    #[test]
+    fn memcpyed_chunks() {
+        let p = CParams {
+            typesize: 4,
+            clevel: 0,
+            ..CParams::default()
+        };
+        let mut c = chunk_with(&p, &ramp());
+        set_i32(&mut c, 12, 32);
+        // decompression checks cbytes, getitem copies from the source
+        assert_eq!(dec(&c), Err(Error::Data));
+        assert_eq!(items(&c, 5000, 100), Ok(400));
+        assert_eq!(items(&c[..20_100], 5000, 100), Err(Error::ReadBuffer));
+    }
+
+    #[test]
+    fn special_chunks() {
+        let mut c = regular();
+        c[31] = 5 << 4;
+        assert_eq!(dec(&c), Err(Error::Data));
+        assert_eq!(items(&c, 0, 1), Err(Error::SchunkSpecial));
+        // a repeated value that does not fill a block a whole number of times
+        let p = CParams {
+            typesize: 4,
+            clevel: 0,
+            ..CParams::default()
+        };
+        let mut c = chunk_with(&p, &ramp());
+        c[31] = (Special::Value as u8) << 4;
+        assert_eq!(dec(&c), Err(Error::Data));
+        assert_eq!(items(&c, 0, 1), Err(Error::Data));
+    }
+
+    #[test]
+    fn filter_ids_when_decoding() {
+        for (id, want) in [
+            (5u8, Error::Failure),
+            (31, Error::Failure),
+            (32, Error::Failure),
+            (37, Error::FilterPipeline),
+            (255, Error::FilterPipeline),
+        ] {
+            let mut c = regular();
+            c[16] = id;
+            assert_eq!(dec(&c), Err(want), "{id}");
+        }
+    }
+
+    #[test]
+    fn vl_block_tables() {
+        let src = ramp();
+        let sizes = [10_000usize, 20_000, 30_000, 30_000, 10_000];
+        let mut blocks = Vec::new();
+        let mut pos = 0;
+        for s in sizes {
+            blocks.push(&src[pos..pos + s]);
+            pos += s;
+        }
+        let p = CParams {
+            typesize: 4,
+            ..CParams::default()
+        };
+        let mut c = vec![0u8; N + 200];
+        let n = vlcompress(&p, &blocks, &mut c).unwrap();
+        c.truncate(n);
+        let dp = DParams::default();
+        assert_eq!(vldecompress_block(&dp, &c, 2).unwrap(), blocks[2]);
+        assert_eq!(vldecompress_block(&dp, &c, 5), Err(Error::InvalidParam));
+        let b2 = i32::from_le_bytes(c[40..44].try_into().unwrap()) as usize;
+        let b3 = i32::from_le_bytes(c[44..48].try_into().unwrap());
+        for (at, v) in [
+            (40, 0),
+            (40, b3),
+            (40, b3 + 1),
+            (b2, 0),
+            (b2, 29_999),
+            (8, 4),
+        ] {
+            let mut bad = c.clone();
+            set_i32(&mut bad, at, v);
+            assert_eq!(
+                vldecompress(&dp, &bad),
+                Err(Error::InvalidHeader),
+                "{at} {v}"
+            );
+            // the table is checked before the block index
+            assert_eq!(vldecompress_block(&dp, &bad, 9), Err(Error::InvalidHeader));
+            assert_eq!(dec(&bad), Err(Error::InvalidHeader));
+        }
+        let mut not_vl = c.clone();
+        not_vl[30] = 0;
+        assert_eq!(vldecompress(&dp, &not_vl), Err(Error::InvalidParam));
+        assert_eq!(items(&c, 0, 1), Err(Error::InvalidParam));
+    }
 }

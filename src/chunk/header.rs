@@ -1,5 +1,6 @@
 //! The 16- and 32-byte chunk headers (CHUNK.md §2).
 
+use super::compress::VERSION_FORMAT_VL_BLOCKS;
 use crate::codecs;
 use crate::error::{Error, Result};
 use crate::params::{filter_id, MAX_FILTERS};
@@ -12,6 +13,8 @@ pub const EXTENDED_HEADER_LENGTH: usize = 32;
 pub const MAX_BLOCKSIZE: i32 = 536_866_816;
 /// Largest input of one chunk.
 pub const MAX_BUFFERSIZE: i32 = i32::MAX - 32;
+/// The VL-block bit of header byte 30 (the other bits are reserved).
+pub const VL_BLOCKS: u8 = 0x01;
 /// Overhead of a chunk over its data in the worst case.
 pub const MAX_OVERHEAD: usize = 32;
 /// Smallest input that is compressed (smaller ones are memcpyed).
@@ -121,7 +124,21 @@ impl Header {
         Ok(h)
     }
 
-    /// Parse and sanity-check a header (CHUNK.md §2.5).
+    /// Parse and sanity-check a header (CHUNK.md §2.5), with the checks C-Blosc2 makes when it
+    /// reads a header, in its order and with its error codes:
+    ///
+    /// * fewer than 16 bytes (32 for an extended header): [`Error::ReadBuffer`];
+    /// * `cbytes` below the header length, `blocksize` not in `1..=MAX_BLOCKSIZE`, typesize 0:
+    ///   [`Error::InvalidHeader`];
+    /// * a VL-block chunk that is special or memcpyed, a run-of-value chunk whose value size
+    ///   (`cbytes - 32`) is not positive, exceeds `nbytes` or does not divide it, a NaN chunk
+    ///   whose `nbytes` is not a multiple of the typesize: [`Error::InvalidHeader`];
+    /// * a version above 6 with reserved bits of byte 30 set: [`Error::VersionSupport`];
+    /// * the instrumented-codec bit: [`Error::CodecSupport`].
+    ///
+    /// A negative `nbytes` is accepted: such a chunk decodes to nothing (see
+    /// [`Header::data_len`]). Unknown special-value codes (5..7) are left to the readers, which
+    /// refuse them when they decode (CHUNK.md §5).
     pub fn parse(buf: &[u8]) -> Result<Header> {
         if buf.len() < MIN_HEADER_LENGTH {
             crate::trace_error!("Not enough space to read Blosc header.");
@@ -145,10 +162,6 @@ impl Header {
         };
         if h.cbytes < MIN_HEADER_LENGTH as i32 {
             crate::trace_error!("`cbytes` is too small to read min header.");
-            return Err(Error::InvalidHeader);
-        }
-        if h.nbytes < 0 {
-            crate::trace_error!("`nbytes` is negative.");
             return Err(Error::InvalidHeader);
         }
         if h.blocksize <= 0 || h.blocksize > MAX_BLOCKSIZE {
@@ -180,25 +193,25 @@ impl Header {
                 h.filters[5] = 0;
                 h.filters_meta[5] = 0;
             }
-            if h.blosc2_flags2 & !0x01 != 0 {
-                crate::trace_error!("Unknown bits set in blosc2_flags2.");
+            if h.is_vlblocks() && h.special_code() != 0 {
+                crate::trace_error!("VL-block chunks cannot use special chunk encodings.");
+                return Err(Error::InvalidHeader);
+            }
+            h.check_special_sizes()?;
+            if h.is_vlblocks() && h.memcpyed() {
+                crate::trace_error!("VL-block chunks cannot be memcpyed.");
+                return Err(Error::InvalidHeader);
+            }
+            if h.version > VERSION_FORMAT_VL_BLOCKS && h.blosc2_flags2 & !VL_BLOCKS != 0 {
+                crate::trace_error!("Unknown bits set in blosc2_flags2 of a future version.");
                 return Err(Error::VersionSupport);
             }
-            if h.is_vlblocks() {
-                if h.flags & flags::MEMCPYED != 0 || h.special().is_some() {
-                    crate::trace_error!("VL-block chunks cannot be memcpyed or special.");
-                    return Err(Error::InvalidHeader);
-                }
-            } else if h.nbytes > 0 && h.blocksize > h.nbytes {
+            if !h.is_vlblocks() && h.nbytes > 0 && h.blocksize > h.nbytes {
                 h.blocksize = h.nbytes;
             }
             if h.blosc2_flags & blosc2_flags::INSTR_CODEC != 0 {
                 crate::trace_error!("Instrumented chunks cannot be decoded.");
                 return Err(Error::CodecSupport);
-            }
-            if (h.blosc2_flags >> 4) & 0x7 > Special::Uninit as u8 {
-                crate::trace_error!("Unknown special value code.");
-                return Err(Error::InvalidHeader);
             }
         } else {
             if h.flags & flags::DOSHUFFLE != 0 {
@@ -215,6 +228,40 @@ impl Header {
             }
         }
         Ok(h)
+    }
+
+    /// The size rules of special chunks: a run-of-value chunk stores one value of `cbytes - 32`
+    /// bytes that must fit `nbytes` a whole number of times; a NaN chunk holds whole elements.
+    fn check_special_sizes(&self) -> Result<()> {
+        match self.special() {
+            Some(Special::Value) => {
+                let vsize = self.cbytes - EXTENDED_HEADER_LENGTH as i32;
+                if vsize <= 0 {
+                    crate::trace_error!("The repeated value of a special chunk is empty");
+                    return Err(Error::InvalidHeader);
+                }
+                if vsize > self.nbytes {
+                    crate::trace_error!("The repeated value is larger than `nbytes`");
+                    return Err(Error::InvalidHeader);
+                }
+                if self.nbytes % vsize != 0 {
+                    crate::trace_error!("`nbytes` is not a multiple of the repeated value size");
+                    return Err(Error::InvalidHeader);
+                }
+            }
+            Some(Special::Nan) if self.nbytes % self.typesize as i32 != 0 => {
+                crate::trace_error!("`nbytes` is not a multiple of typesize");
+                return Err(Error::InvalidHeader);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The number of bytes the chunk decodes to: `nbytes`, or 0 when `nbytes` is negative
+    /// (C-Blosc2 reads such a chunk as one without blocks).
+    pub fn data_len(&self) -> usize {
+        self.nbytes.max(0) as usize
     }
 
     /// Header length in bytes.
@@ -236,12 +283,18 @@ impl Header {
         self.flags & flags::DONT_SPLIT != 0
     }
 
-    /// The special-value code, if any.
-    pub fn special(&self) -> Option<Special> {
+    /// The raw special-value code (byte 31 bits 4–6; 0 for basic headers). Codes above
+    /// [`Special::Uninit`] are undefined.
+    pub fn special_code(&self) -> u8 {
         if !self.extended {
-            return None;
+            return 0;
         }
-        match (self.blosc2_flags >> 4) & 0x7 {
+        (self.blosc2_flags >> 4) & 0x7
+    }
+
+    /// The special-value code, if it is a defined one.
+    pub fn special(&self) -> Option<Special> {
+        match self.special_code() {
             1 => Some(Special::Zero),
             2 => Some(Special::Nan),
             3 => Some(Special::Value),
@@ -252,12 +305,15 @@ impl Header {
 
     /// Whether this is a VL-block chunk.
     pub fn is_vlblocks(&self) -> bool {
-        self.extended && self.blosc2_flags2 & 0x01 != 0
+        self.extended && self.blosc2_flags2 & VL_BLOCKS != 0
     }
 
-    /// Whether a dictionary is stored (never for memcpyed chunks).
+    /// Whether a dictionary is stored (never for memcpyed or special chunks).
     pub fn has_dict(&self) -> bool {
-        self.extended && self.blosc2_flags & blosc2_flags::USEDICT != 0 && !self.memcpyed()
+        self.extended
+            && self.blosc2_flags & blosc2_flags::USEDICT != 0
+            && !self.memcpyed()
+            && self.special_code() == 0
     }
 
     /// Whether this is a lazy chunk.
@@ -270,10 +326,19 @@ impl Header {
         self.flags >> 5
     }
 
-    /// The public codec id used by the chunk.
+    /// The public codec id used by the chunk. With format 6 the id in byte 22 names a plugin or
+    /// user codec (looked up in the registry when decoding); a built-in id there is refused
+    /// ([`Error::CodecSupport`]), as C-Blosc2 only searches its registered codecs.
     pub fn codec_id(&self) -> Result<u8> {
         let format = self.format();
         if format == codecs::UDCODEC_FORMAT && self.extended {
+            if codecs::is_builtin(self.udcompcode) {
+                crate::trace_error!(
+                    "User-defined compressor codec {} not found during decompression",
+                    self.udcompcode
+                );
+                return Err(Error::CodecSupport);
+            }
             return Ok(self.udcompcode);
         }
         if format == 1 && self.extended && self.udcompcode == codecs::LZ4HC {
@@ -285,13 +350,12 @@ impl Header {
         })
     }
 
-    /// Number of blocks (for VL-block chunks, the stored count).
+    /// Number of blocks (for VL-block chunks, the stored count; none when `nbytes` is negative).
     pub fn nblocks(&self) -> usize {
         if self.is_vlblocks() {
             return self.blocksize as usize;
         }
-        let bs = self.blocksize as usize;
-        (self.nbytes as usize).div_ceil(bs)
+        self.data_len().div_ceil(self.blocksize as usize)
     }
 
     /// Whether the pipeline holds a delta filter.

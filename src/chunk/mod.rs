@@ -9,5 +9,7 @@ pub mod special;
 pub mod worker;
 
 pub use compress::{compress, vlcompress};
-pub use decompress::{decompress, getitem_bytes, vldecompress, Chunk};
+pub use decompress::{
+    decompress, getitem, getitem_bytes, vldecompress, vldecompress_block, Chunk, Span,
+};
 pub use header::Header;

@@ -148,6 +148,10 @@ pub fn forward<'x>(
 /// Undo the pipeline on a decoded block held in `a` (length `dest.len()`), writing the result
 /// into `dest`. `b` is scratch. `dref` is decoded block 0 of the output (delta reference) when
 /// `offset > 0`.
+///
+/// As in C-Blosc2, an undefined id below 32 or a plugin that fails is [`Error::Failure`], an id
+/// of 37 and above that is not registered [`Error::FilterPipeline`], and a user filter that
+/// fails returns its own code.
 pub fn backward(
     info: &PipelineInfo<'_>,
     offset: usize,
@@ -196,6 +200,17 @@ pub fn backward(
                     return Err(Error::Failure);
                 };
                 bytedelta::decode(bytedelta_variant(id), planes, src, dst);
+            }
+            _ if id < registry::GLOBAL_START => {
+                // ids 5..=31 are Blosc's own but undefined
+                crate::trace_error!("Filter {} not handled during decompression.", id);
+                return Err(Error::Failure);
+            }
+            filter_id::NDCELL | filter_id::NDMEAN => {
+                // C-Blosc2's plugins fail (-1) without the b2nd metalayer of a super-chunk;
+                // b2rs does not implement them at all.
+                crate::trace_error!("User-defined filter {} failed during decompression.", id);
+                return Err(Error::Failure);
             }
             _ => {
                 let f = user_filter(id)?;

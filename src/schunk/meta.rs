@@ -67,6 +67,9 @@ impl Schunk {
             crate::trace_error!("Cannot add more than {} metalayers", MAX_METALAYERS);
             return Err(Error::InvalidParam);
         }
+        if let Some(f) = self.frame_mut() {
+            f.add_metalayer(name, content)?;
+        }
         self.metalayers.push(Metalayer {
             name: name.to_string(),
             content: content.to_vec(),
@@ -88,6 +91,10 @@ impl Schunk {
             );
             return Err(Error::InvalidParam);
         }
+        if let Some(f) = self.frame_mut() {
+            f.update_metalayer(i, content)?;
+        }
+        let old = &mut self.metalayers[i].content;
         old[..content.len()].copy_from_slice(content);
         self.change_tick += 1;
         Ok(i)
@@ -113,6 +120,9 @@ impl Schunk {
             return Err(Error::InvalidParam);
         }
         let chunk = compress_chunk(cparams, -1, content)?;
+        if let Some(f) = self.frame_mut() {
+            f.set_vlmetalayer(name, &chunk)?;
+        }
         self.vlmetalayers.push(Metalayer {
             name: name.to_string(),
             content: chunk,
@@ -130,6 +140,9 @@ impl Schunk {
     ) -> Result<usize> {
         let i = self.vlmeta_exists(name)?;
         let chunk = compress_chunk(cparams, -1, content)?;
+        if let Some(f) = self.frame_mut() {
+            f.set_vlmetalayer(name, &chunk)?;
+        }
         self.vlmetalayers[i].content = chunk;
         self.change_tick += 1;
         Ok(i)
@@ -161,6 +174,9 @@ impl Schunk {
     /// Delete variable-length metalayer `name`; returns the number left.
     pub fn vlmeta_delete(&mut self, name: &str) -> Result<usize> {
         let i = self.vlmeta_exists(name)?;
+        if let Some(f) = self.frame_mut() {
+            f.delete_vlmetalayer(name)?;
+        }
         self.vlmetalayers.remove(i);
         self.change_tick += 1;
         Ok(self.vlmetalayers.len())

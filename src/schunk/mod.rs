@@ -2,9 +2,11 @@
 //! fixed-size metalayers and variable-length metalayers (FRAME.md §7).
 //!
 //! A [`Schunk`] keeps the user-facing state (parameters, counters, `chunksize`, metalayers) and
-//! stores its chunks in a [`Store`]. For now the only store is an in-memory list of chunks (a
-//! "sparse" in-memory super-chunk, C-Blosc2's `schunk->frame == NULL`); a frame-backed store
-//! (contiguous frame in memory, file, sparse directory) will be a second variant.
+//! stores its chunks in a `Store`: an in-memory list of chunks (a "sparse" in-memory
+//! super-chunk, C-Blosc2's `schunk->frame == NULL`), or a [`Frame`] (contiguous frame in memory
+//! or in a file, possibly at an offset, or a sparse frame directory). Frame-backed super-chunks
+//! forward every chunk and metalayer change to the frame, which keeps its storage a valid frame
+//! after every call; the counters are then the frame's.
 //!
 //! Chunk-size rules (as C-Blosc2 3.3): the first chunk sets `chunksize`; a chunk larger than
 //! `chunksize`, or any chunk placed after a smaller one, switches the super-chunk to variable
@@ -19,6 +21,7 @@ pub use meta::{Metalayer, MAX_METALAYERS, MAX_VLMETALAYERS, METALAYER_NAME_MAXLE
 use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE, MAX_OVERHEAD};
 use crate::chunk::{self, special};
 use crate::error::{Error, Result};
+use crate::frame::{Frame, FrameParams};
 use crate::params::{CParams, DParams};
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -96,16 +99,15 @@ impl Stored {
 
 /// Where the chunks of a super-chunk live.
 ///
-/// Frame-backed super-chunks (contiguous frame in memory or in a file, sparse frame directory)
-/// will be a `Frame(crate::frame::Frame)` variant (see FRAME_API.md): every chunk operation
-/// below then forwards to the frame (`append_chunk`, `insert_chunk`, `update_chunk`,
-/// `delete_chunk`, `reorder_offsets`, `get_chunk` giving owned bytes for stored or synthesised
-/// special chunks), the counters come from the frame (`nbytes`, `cbytes`: specials count 0),
-/// and metalayer changes are pushed to it (`add_metalayer` only before the first chunk,
-/// `update_metalayer`, `set_vlmetalayer`, `delete_vlmetalayer`).
+/// For a frame every chunk operation forwards to the frame (`get_chunk` giving owned bytes for
+/// read or synthesised special chunks), the counters come from the frame (`nbytes`, `cbytes`:
+/// specials count 0), and metalayer changes are pushed to it (`add_metalayer` only before the
+/// first chunk, `update_metalayer`, `set_vlmetalayer`, `delete_vlmetalayer`).
 enum Store {
     /// Chunks held in memory one by one (C-Blosc2: `frame == NULL`).
     Memory(Vec<Stored>),
+    /// A frame (in memory, in a file or a sparse directory).
+    Frame(Box<Frame>),
 }
 
 /// The operation a chunk is admitted for (the rules differ slightly).
@@ -187,6 +189,137 @@ impl Schunk {
         }
     }
 
+    /// A super-chunk backed by `frame` (new or opened), compressing with `cparams` and
+    /// decompressing with `dparams`. Counters, chunk size and metalayers are read from the frame.
+    pub fn with_frame(cparams: CParams, dparams: DParams, frame: Frame) -> Schunk {
+        let mut s = Schunk::new(cparams, dparams);
+        s.store = Store::Frame(Box::new(frame));
+        s.load_from_frame();
+        s
+    }
+
+    /// A super-chunk for an existing frame, with the compression parameters recorded in it.
+    pub fn from_frame(frame: Frame, dparams: DParams) -> Schunk {
+        let cparams = frame.params().to_cparams();
+        Schunk::with_frame(cparams, dparams, frame)
+    }
+
+    /// The frame parameters describing this super-chunk's compression parameters.
+    pub fn frame_params(&self) -> FrameParams {
+        FrameParams::from_cparams(&self.cparams, self.dparams.nthreads)
+    }
+
+    /// Copy counters, chunk size, flags and metalayers from the frame (frame-backed only).
+    fn load_from_frame(&mut self) {
+        let Store::Frame(f) = &self.store else {
+            return;
+        };
+        let conv = |v: &[crate::frame::Metalayer]| {
+            v.iter()
+                .map(|m| Metalayer {
+                    name: m.name.clone(),
+                    content: m.content.clone(),
+                })
+                .collect::<Vec<_>>()
+        };
+        self.metalayers = conv(f.metalayers());
+        self.vlmetalayers = conv(f.vlmetalayers());
+        self.sync_counters();
+    }
+
+    /// Copy counters and chunk size from the frame (frame-backed only).
+    fn sync_counters(&mut self) {
+        if let Store::Frame(f) = &self.store {
+            self.nbytes = f.nbytes();
+            self.cbytes = f.cbytes();
+            self.chunksize = f.chunksize();
+            self.flags2 = if f.nchunks() > 0 && f.vl_blocks() {
+                VL_BLOCKS
+            } else {
+                0
+            };
+        }
+    }
+
+    /// The frame behind a frame-backed super-chunk.
+    pub fn frame(&self) -> Option<&Frame> {
+        match &self.store {
+            Store::Frame(f) => Some(f),
+            Store::Memory(_) => None,
+        }
+    }
+
+    /// The frame behind a frame-backed super-chunk, mutably (counters are re-read by
+    /// [`Schunk::refresh`]).
+    pub fn frame_mut(&mut self) -> Option<&mut Frame> {
+        match &mut self.store {
+            Store::Frame(f) => Some(f),
+            Store::Memory(_) => None,
+        }
+    }
+
+    /// Take the frame out of a frame-backed super-chunk.
+    pub fn into_frame(self) -> Option<Frame> {
+        match self.store {
+            Store::Frame(f) => Some(*f),
+            Store::Memory(_) => None,
+        }
+    }
+
+    /// Read the frame again from its storage (after another process changed it) and re-read
+    /// counters and metalayers. A no-op for in-memory super-chunks.
+    pub fn refresh(&mut self) -> Result<()> {
+        if let Store::Frame(f) = &mut self.store {
+            f.refresh()?;
+            self.load_from_frame();
+            self.change_tick += 1;
+        }
+        Ok(())
+    }
+
+    /// The super-chunk serialised as a contiguous frame (cframe).
+    pub fn to_cframe(&self) -> Result<Vec<u8>> {
+        match &self.store {
+            Store::Frame(f) => f.to_bytes(),
+            Store::Memory(v) => {
+                let conv = |v: &[Metalayer]| {
+                    v.iter()
+                        .map(|m| crate::frame::Metalayer {
+                            name: m.name.clone(),
+                            content: m.content.clone(),
+                        })
+                        .collect::<Vec<_>>()
+                };
+                if self.chunksize > 0 {
+                    // Keep the common chunk size in the header (a smaller last chunk does not
+                    // make it variable), as C-Blosc2 does.
+                    let io: Arc<dyn crate::frame::Io> = Arc::new(crate::frame::StdIo);
+                    let mut f =
+                        Frame::create(crate::frame::Location::Memory, &self.frame_params(), io)?;
+                    for m in &self.metalayers {
+                        f.add_metalayer(&m.name, &m.content)?;
+                    }
+                    f.set_chunksize(self.chunksize)?;
+                    for c in v {
+                        f.append_chunk(c.bytes())?;
+                    }
+                    for m in &self.vlmetalayers {
+                        f.set_vlmetalayer(&m.name, &m.content)?;
+                    }
+                    return f.into_bytes();
+                }
+                let chunks: Vec<&[u8]> = v.iter().map(Stored::bytes).collect();
+                let f = Frame::from_chunks(
+                    &self.frame_params(),
+                    &chunks,
+                    &conv(&self.metalayers),
+                    &conv(&self.vlmetalayers),
+                )?;
+                f.into_bytes()
+            }
+        }
+    }
+
     /// The compression parameters.
     pub fn cparams(&self) -> &CParams {
         &self.cparams
@@ -216,6 +349,7 @@ impl Schunk {
     pub fn nchunks(&self) -> i64 {
         match &self.store {
             Store::Memory(v) => v.len() as i64,
+            Store::Frame(f) => f.nchunks(),
         }
     }
 
@@ -265,6 +399,7 @@ impl Schunk {
     pub fn stored_chunk(&self, n: usize) -> Option<&[u8]> {
         match &self.store {
             Store::Memory(v) => v.get(n).map(Stored::bytes),
+            Store::Frame(_) => None,
         }
     }
 
@@ -285,15 +420,18 @@ impl Schunk {
         let i = self.index(n)?;
         match &self.store {
             Store::Memory(v) => Ok(v[i].nbytes),
+            Store::Frame(f) => Ok(Header::sizes(&f.get_chunk(i as i64)?)?.0),
         }
     }
 
     /// The stored bytes of chunk `n` (exactly its `cbytes`): borrowed for chunks held in
-    /// memory (frame-backed stores will also give owned, synthesised or read chunks).
+    /// memory or in an in-memory frame, owned when read from a file or synthesised (special
+    /// chunks of frames).
     pub fn get_chunk(&self, n: i64) -> Result<Cow<'_, [u8]>> {
         let i = self.index(n)?;
         match &self.store {
             Store::Memory(v) => Ok(Cow::Borrowed(v[i].bytes())),
+            Store::Frame(f) => f.get_chunk(i as i64),
         }
     }
 
@@ -314,6 +452,7 @@ impl Schunk {
         let nb = h.nbytes;
         let last_nbytes = |s: &Self| match &s.store {
             Store::Memory(v) => v.last().map(|c| c.nbytes),
+            Store::Frame(_) => s.chunk_nbytes(n as i64 - 1).ok(),
         };
         Ok(match self.chunksize {
             -1 => nb,
@@ -345,6 +484,23 @@ impl Schunk {
             _ => {}
         }
         let chunksize = self.admit(&h, op)?;
+        if let Store::Frame(f) = &mut self.store {
+            let bytes = &chunk.bytes()[..h.cbytes as usize];
+            let r = match op {
+                Op::Append => f.append_chunk(bytes),
+                Op::Insert(i) => f.insert_chunk(i as i64, bytes),
+                Op::Update(i) => f.update_chunk(i as i64, bytes),
+            };
+            self.current_nchunk = match op {
+                Op::Append => n as i64,
+                Op::Insert(i) | Op::Update(i) => i as i64,
+            };
+            self.sync_counters();
+            r?;
+            // The frame keeps its own copy: a chunk handed over is released now.
+            drop(chunk.into_stored());
+            return Ok(self.nchunks());
+        }
         let stored = Stored {
             buf: chunk.into_stored(),
             nbytes: h.nbytes,
@@ -374,6 +530,7 @@ impl Schunk {
                     self.cbytes -= old.cbytes as i64;
                 }
             },
+            Store::Frame(_) => unreachable!("frames are handled above"),
         }
         self.nbytes += h.nbytes as i64;
         self.cbytes += h.cbytes as i64;
@@ -417,6 +574,11 @@ impl Schunk {
                 self.nbytes -= old.nbytes as i64;
                 self.cbytes -= old.cbytes as i64;
             }
+            Store::Frame(f) => {
+                let r = f.delete_chunk(i as i64);
+                self.sync_counters();
+                r?;
+            }
         }
         self.current_nchunk = i as i64;
         if self.nchunks() == 0 {
@@ -450,6 +612,11 @@ impl Schunk {
                     }
                 }
             }
+            Store::Frame(f) => {
+                let r = f.reorder_offsets(order);
+                self.sync_counters();
+                return r;
+            }
         }
         // A smaller chunk that is no longer the last one makes the sizes variable.
         if self.chunksize > 0 {
@@ -459,6 +626,7 @@ impl Schunk {
                     .iter()
                     .enumerate()
                     .all(|(i, s)| s.nbytes == c || (i + 1 == n && s.nbytes <= c)),
+                Store::Frame(_) => true,
             };
             if !ok {
                 self.chunksize = 0;
@@ -500,7 +668,8 @@ impl Schunk {
     ) -> Result<usize> {
         self.current_nchunk = n;
         let i = self.index(n)?;
-        let nb = self.chunk_nbytes(n)? as usize;
+        let src = self.get_chunk(i as i64)?;
+        let nb = Header::sizes(&src)?.0 as usize;
         if dst.len() < nb {
             crate::trace_error!(
                 "Buffer size is too small for the decompressed buffer ('{}' bytes, but '{}' are needed)",
@@ -511,7 +680,6 @@ impl Schunk {
         }
         let mut dp = dparams.clone();
         dp.nchunk = n;
-        let src = self.get_chunk(i as i64)?;
         let got = chunk::decompress(&dp, &src, dst, maskout)?;
         if got != nb {
             crate::trace_error!("Error in decompressing chunk");
@@ -529,18 +697,13 @@ impl Schunk {
     /// Decompress block `nblock` of the VL-block chunk `n`.
     pub fn get_vlblock(&self, n: i64, nblock: i32) -> Result<Vec<u8>> {
         let src = self.get_chunk(n)?;
-        let c = chunk::Chunk::parse(&src)?;
-        if !c.header.is_vlblocks() {
-            crate::trace_error!("Chunk {} does not use VL blocks", n);
-            return Err(Error::InvalidParam);
-        }
-        if nblock < 0 || nblock as usize >= c.header.nblocks() {
+        let Ok(nblock) = usize::try_from(nblock) else {
             crate::trace_error!("VL block {} out of range", nblock);
             return Err(Error::InvalidParam);
-        }
+        };
         let mut dp = self.dparams.clone();
         dp.nchunk = n;
-        chunk::decompress::vldecompress_block(&c, &dp, nblock as usize)
+        chunk::decompress::vldecompress_block(&dp, &src, nblock)
     }
 
     /// Fill an empty super-chunk with `nitems` elements of a special value (zeros, NaNs or
@@ -572,6 +735,12 @@ impl Schunk {
             crate::trace_error!("Filling with special values only works on empty super-chunks");
             return Err(Error::FrameSpecial);
         }
+        if let Store::Frame(f) = &mut self.store {
+            let r = f.fill_special(nitems, kind, chunksize);
+            self.sync_counters();
+            r?;
+            return Ok(self.nchunks());
+        }
         let chunkitems = (chunksize / typesize) as i64;
         let nfull = nitems / chunkitems;
         let leftover = nitems % chunkitems;
@@ -596,6 +765,7 @@ impl Schunk {
             Store::Memory(v) => {
                 v.try_reserve(total).map_err(|_| Error::MemoryAlloc)?;
             }
+            Store::Frame(_) => {}
         }
         for _ in 0..nfull {
             self.append_chunk(SharedChunk(full.clone()))?;
@@ -615,7 +785,17 @@ impl Schunk {
         dparams: DParams,
         compress: &mut Compressor<'_>,
     ) -> Result<Schunk> {
+        let mut out = Schunk::new(cparams, dparams);
+        self.copy_into(&mut out, compress)?;
+        Ok(out)
+    }
+
+    /// Copy the chunks, metalayers and variable-length metalayers of this super-chunk into the
+    /// empty super-chunk `out` (of any storage kind). Chunks are copied as they are when `out`'s
+    /// parameters produce the same chunks, and recompressed with `compress` otherwise.
+    pub fn copy_into(&self, out: &mut Schunk, compress: &mut Compressor<'_>) -> Result<()> {
         let a = &self.cparams;
+        let cparams = &out.cparams;
         let same = cparams.typesize == a.typesize
             && cparams.clevel == a.clevel
             && cparams.compcode == a.compcode
@@ -625,7 +805,6 @@ impl Schunk {
             && cparams.filters_meta == a.filters_meta
             && a.prefilter.is_none()
             && self.dparams.postfilter.is_none();
-        let mut out = Schunk::new(cparams, dparams);
         for m in &self.metalayers {
             out.meta_add(&m.name, &m.content)?;
         }
@@ -652,7 +831,7 @@ impl Schunk {
             let content = self.vlmeta_get(&m.name)?;
             out.vlmeta_add(&m.name, &content, &defaults)?;
         }
-        Ok(out)
+        Ok(())
     }
 
     /// A copy of this super-chunk using other parameters (see [`Schunk::copy_by`]), chunks

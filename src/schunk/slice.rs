@@ -44,6 +44,13 @@ impl Schunk {
                     pos += c.nbytes as i64;
                 }
             }
+            Store::Frame(_) => {
+                for n in 0..self.nchunks() {
+                    let nb = self.chunk_nbytes(n).unwrap_or(0) as i64;
+                    v.push((pos, nb));
+                    pos += nb;
+                }
+            }
         }
         Layout::Var(v)
     }

@@ -246,3 +246,111 @@ fn copy_recompresses_when_needed() {
     assert_eq!(other.metalayers()[0].content, b"abc");
     assert_eq!(other.vlmeta_get("v").unwrap(), b"hello");
 }
+
+/// Every storage kind gives the same super-chunk after the same operations (the in-memory
+/// one is the model), and file/directory frames reopen to the same content.
+#[test]
+fn frame_stores_follow_the_memory_model() {
+    use crate::frame::{Frame, Location, StdIo};
+    let dir = std::env::temp_dir().join(format!("b2rs-schunk-unit-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("f.b2frame");
+    let sdir = dir.join("d.b2dir");
+    let io = || -> Arc<dyn crate::frame::Io> { Arc::new(StdIo) };
+    let p = params(4);
+    let fp = crate::frame::FrameParams::from_cparams(&p, 1);
+    let frame = |loc| {
+        Schunk::with_frame(
+            p.clone(),
+            DParams::default(),
+            Frame::create(loc, &fp, io()).unwrap(),
+        )
+    };
+    let mut all = vec![
+        Schunk::new(p.clone(), DParams::default()),
+        frame(Location::Memory),
+        frame(Location::File {
+            path: file.clone(),
+            offset: 0,
+        }),
+        frame(Location::Dir(sdir.clone())),
+    ];
+    let contents = |s: &mut Schunk| -> Vec<Vec<u8>> {
+        (0..s.nchunks())
+            .map(|n| {
+                let mut out = vec![0u8; 4000];
+                let len = s.decompress_chunk(n, &mut out).unwrap();
+                out.truncate(len);
+                out
+            })
+            .collect()
+    };
+    let same = |all: &mut Vec<Schunk>, what: &str| {
+        let model = contents(&mut all[0]);
+        let (nb, cs, nc) = (all[0].nbytes(), all[0].chunksize(), all[0].nchunks());
+        for (k, s) in all.iter_mut().enumerate().skip(1) {
+            assert_eq!(s.nchunks(), nc, "{what}: kind {k}");
+            assert_eq!(s.nbytes(), nb, "{what}: kind {k}");
+            assert_eq!(s.chunksize(), cs, "{what}: kind {k}");
+            assert!(contents(s) == model, "{what}: kind {k}");
+            assert_eq!(s.metalayers(), all_meta_model(), "{what}: kind {k}");
+        }
+    };
+    fn all_meta_model() -> Vec<Metalayer> {
+        vec![Metalayer {
+            name: "m".into(),
+            content: b"abcd".to_vec(),
+        }]
+    }
+    for s in all.iter_mut() {
+        s.meta_add("m", b"abxx").unwrap();
+        s.meta_update("m", b"abcd").unwrap();
+    }
+    for k in 0..4 {
+        for s in all.iter_mut() {
+            s.append_buffer(&ramp(4000, k + 1)).unwrap();
+        }
+        same(&mut all, "append");
+    }
+    for s in all.iter_mut() {
+        s.insert_chunk(1, chunk_of(&ramp(4000, 9))).unwrap();
+        s.update_chunk(3, chunk_of(&ramp(4000, 11))).unwrap();
+        s.delete_chunk(0).unwrap();
+        s.reorder_offsets(&[3, 1, 0, 2]).unwrap();
+        s.append_buffer(&ramp(400, 5)).unwrap();
+        s.vlmeta_add("v", b"value", &CParams::default()).unwrap();
+    }
+    same(&mut all, "changes");
+    // slices across chunks
+    let mut model = vec![0u8; 4 * 3000];
+    all[0]
+        .get_slice_with(&DParams::default(), 500, 3500, &mut model)
+        .unwrap();
+    for s in all.iter_mut().skip(1) {
+        let mut got = vec![0u8; 4 * 3000];
+        s.get_slice_with(&DParams::default(), 500, 3500, &mut got)
+            .unwrap();
+        assert!(got == model);
+        assert_eq!(s.vlmeta_get("v").unwrap(), b"value");
+        // metalayers cannot be added to frames with chunks
+        assert!(s.meta_add("late", b"x").is_err());
+    }
+    // reopen the file and directory frames
+    for path in [&file, &sdir] {
+        let f = Frame::open_path(path, 0, io()).unwrap();
+        let mut s = Schunk::from_frame(f, DParams::default());
+        assert!(contents(&mut s) == contents(&mut all[0]));
+        assert_eq!(s.metalayers(), all_meta_model());
+        assert_eq!(s.vlmeta_get("v").unwrap(), b"value");
+    }
+    // serialised frames of every kind read back the same
+    let model = contents(&mut all[0]);
+    for s in all.iter_mut() {
+        let f = Frame::from_bytes(s.to_cframe().unwrap()).unwrap();
+        let mut r = Schunk::from_frame(f, DParams::default());
+        assert!(contents(&mut r) == model);
+    }
+    drop(all);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -378,11 +378,11 @@ int b2nd_from_cbuffer(b2nd_context_t *ctx,
                       int64_t buffersize);
 
 /**
- * Make an array from a contiguous frame in memory. The array always holds its own copy of
- * the data (`copy` is accepted for compatibility).
+ * Make an array from a contiguous frame in memory (`copy`: as `blosc2_schunk_from_buffer`).
  *
  * # Safety
- * `cframe` must be readable for `cframe_len` bytes; `array` writable.
+ * `cframe` must be readable for `cframe_len` bytes (and stay alive with the array when
+ * `copy` is false); `array` writable.
  */
 BLOSC_EXPORT
 int b2nd_from_cframe(uint8_t *cframe,
@@ -491,8 +491,8 @@ int b2nd_insert(b2nd_array_t *array,
 BLOSC_EXPORT int b2nd_nans(b2nd_context_t *ctx, b2nd_array_t **array);
 
 /**
- * Open the array stored at `urlpath` (a `.b2nd` cframe file or an sframe directory). The
- * array is read into memory: changes are not written back to the file.
+ * Open the array stored at `urlpath` (a `.b2nd` contiguous frame file or a sparse frame
+ * directory), backed by it (as `blosc2_schunk_open`).
  *
  * # Safety
  * `urlpath` NUL-terminated; `array` writable.
@@ -631,8 +631,9 @@ BLOSC_EXPORT int b2nd_squeeze_index(b2nd_array_t *array, b2nd_array_t **view, co
 BLOSC_EXPORT int b2nd_to_cbuffer(const b2nd_array_t *array, void *buffer, int64_t buffersize);
 
 /**
- * Serialise an array as a contiguous frame: `*cframe` receives a `malloc`ed buffer (for the
- * caller to `free`; `*needs_free` is set to true) of `*cframe_len` bytes.
+ * Serialise an array as a contiguous frame (as `blosc2_schunk_to_buffer`): `*cframe`
+ * receives the frame of `*cframe_len` bytes; `*needs_free` tells whether the caller must
+ * `free()` it.
  *
  * # Safety
  * `array` must be live; the output pointers writable.

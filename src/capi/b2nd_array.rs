@@ -10,9 +10,7 @@ use super::b2nd::{b2nd_context_t, read_array};
 use super::guard;
 use super::schunk::{handle, SchunkHandle};
 use super::types::*;
-use crate::b2nd::array::{
-    concatenate, concatenate_into, schunk_from_frame, schunk_to_cframe, Array, Fill,
-};
+use crate::b2nd::array::{concatenate, concatenate_into, Array, Fill};
 use crate::b2nd::{Geometry, Meta, MAX_DIM, METALAYER_NAME};
 use crate::frame::{Frame, Location, StdIo};
 use crate::schunk::Schunk;
@@ -448,19 +446,6 @@ fn c_schunk_from(sc: Schunk) -> R<*mut blosc2_schunk> {
     Ok(p)
 }
 
-fn array_from_frame(frame: &Frame) -> R<*mut b2nd_array_t> {
-    let sc = schunk_from_frame(frame)?;
-    let meta = Array::open(sc)?.meta();
-    let sc = schunk_from_frame(frame)?;
-    let p = c_schunk_from(sc)?;
-    let r = new_c_array(p, &meta);
-    if r.is_err() {
-        // SAFETY: just created, not handed out.
-        unsafe { super::schunk::blosc2_schunk_free(p) };
-    }
-    r
-}
-
 fn put(array: *mut *mut b2nd_array_t, r: R<*mut b2nd_array_t>) -> c_int {
     match r {
         Ok(p) => {
@@ -472,11 +457,29 @@ fn put(array: *mut *mut b2nd_array_t, r: R<*mut b2nd_array_t>) -> c_int {
     }
 }
 
-/// Make an array from a contiguous frame in memory. The array always holds its own copy of
-/// the data (`copy` is accepted for compatibility).
+/// Take over a super-chunk just opened for an array (freed on error).
+fn array_of_new_schunk(sc: *mut blosc2_schunk) -> R<*mut b2nd_array_t> {
+    if sc.is_null() {
+        crate::trace_error!("Cannot get the super-chunk of the array");
+        return Err(Error::Failure);
+    }
+    // SAFETY: a live handle just created by this library.
+    let h = unsafe { handle(sc) }.ok_or_else(null)?;
+    let r = Array::open(&mut h.core)
+        .map(|a| a.meta())
+        .and_then(|m| new_c_array(sc, &m));
+    if r.is_err() {
+        // SAFETY: not handed out.
+        unsafe { super::schunk::blosc2_schunk_free(sc) };
+    }
+    r
+}
+
+/// Make an array from a contiguous frame in memory (`copy`: as `blosc2_schunk_from_buffer`).
 ///
 /// # Safety
-/// `cframe` must be readable for `cframe_len` bytes; `array` writable.
+/// `cframe` must be readable for `cframe_len` bytes (and stay alive with the array when
+/// `copy` is false); `array` writable.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_from_cframe(
     cframe: *mut u8,
@@ -484,7 +487,6 @@ pub unsafe extern "C" fn b2nd_from_cframe(
     copy: bool,
     array: *mut *mut b2nd_array_t,
 ) -> c_int {
-    let _ = copy;
     guard(Error::Failure.code(), || {
         if array.is_null() || cframe.is_null() {
             return null().code();
@@ -492,17 +494,15 @@ pub unsafe extern "C" fn b2nd_from_cframe(
         if cframe_len <= 0 {
             return Error::InvalidParam.code();
         }
-        // SAFETY: readable for cframe_len bytes (caller).
-        let bytes = unsafe { std::slice::from_raw_parts(cframe, cframe_len as usize) }.to_vec();
-        put(
-            array,
-            Frame::from_bytes(bytes).and_then(|f| array_from_frame(&f)),
-        )
+        // SAFETY: forwarded.
+        let sc = unsafe { super::frame::blosc2_schunk_from_buffer(cframe, cframe_len, copy) };
+        put(array, array_of_new_schunk(sc))
     })
 }
 
-/// Serialise an array as a contiguous frame: `*cframe` receives a `malloc`ed buffer (for the
-/// caller to `free`; `*needs_free` is set to true) of `*cframe_len` bytes.
+/// Serialise an array as a contiguous frame (as `blosc2_schunk_to_buffer`): `*cframe`
+/// receives the frame of `*cframe_len` bytes; `*needs_free` tells whether the caller must
+/// `free()` it.
 ///
 /// # Safety
 /// `array` must be live; the output pointers writable.
@@ -514,27 +514,22 @@ pub unsafe extern "C" fn b2nd_to_cframe(
     needs_free: *mut bool,
 ) -> c_int {
     guard(Error::Failure.code(), || {
-        if cframe.is_null() || cframe_len.is_null() || needs_free.is_null() {
+        if cframe.is_null() || cframe_len.is_null() || needs_free.is_null() || array.is_null() {
+            return null().code();
+        }
+        // SAFETY: live (caller).
+        let sc = unsafe { (*array).sc };
+        if sc.is_null() {
             return null().code();
         }
         // SAFETY: forwarded.
-        let r = unsafe { with_array(array, |a| schunk_to_cframe(a.schunk())) };
-        match r {
-            Ok(v) => {
-                let p = super::schunk::malloc_copy(&v);
-                if p.is_null() {
-                    return Error::MemoryAlloc.code();
-                }
-                // SAFETY: checked for NULL.
-                unsafe {
-                    *cframe = p;
-                    *cframe_len = v.len() as i64;
-                    *needs_free = true;
-                }
-                0
-            }
-            Err(e) => e.code(),
+        let len = unsafe { super::frame::blosc2_schunk_to_buffer(sc, cframe, needs_free) };
+        if len < 0 {
+            return len as c_int;
         }
+        // SAFETY: checked for NULL.
+        unsafe { *cframe_len = len };
+        0
     })
 }
 
@@ -551,8 +546,8 @@ unsafe fn path_of<'a>(urlpath: *const c_char) -> R<&'a Path> {
     Ok(Path::new(s))
 }
 
-/// Open the array stored at `urlpath` (a `.b2nd` cframe file or an sframe directory). The
-/// array is read into memory: changes are not written back to the file.
+/// Open the array stored at `urlpath` (a `.b2nd` contiguous frame file or a sparse frame
+/// directory), backed by it (as `blosc2_schunk_open`).
 ///
 /// # Safety
 /// `urlpath` NUL-terminated; `array` writable.
@@ -573,18 +568,15 @@ pub unsafe extern "C" fn b2nd_open_offset(
     offset: i64,
 ) -> c_int {
     guard(Error::Failure.code(), || {
-        if array.is_null() {
+        if array.is_null() || urlpath.is_null() {
             return null().code();
         }
         if offset < 0 {
             return Error::InvalidParam.code();
         }
         // SAFETY: forwarded.
-        let r = unsafe { path_of(urlpath) }.and_then(|p| {
-            let f = Frame::open_path(p, offset as u64, Arc::new(StdIo))?;
-            array_from_frame(&f)
-        });
-        put(array, r)
+        let sc = unsafe { super::frame::blosc2_schunk_open_offset(urlpath, offset) };
+        put(array, array_of_new_schunk(sc))
     })
 }
 

@@ -903,6 +903,86 @@ static void test_user_metalayers(void) {
   CHECK_EQ(b2nd_free_ctx(ctx), 0);
 }
 
+/* Arrays on frame-backed super-chunks: contiguous in memory, a file, a directory. Changes
+ * to an opened file persist. */
+static void test_storages(void) {
+  const shapes_t s = {3, {9, 7, 5}, {4, 3, 5}, {2, 2, 3}};
+  int64_t n = 9 * 7 * 5 * 4;
+  uint8_t *d = malloc((size_t)n), *out = malloc((size_t)n);
+  fill_pattern(d, n, 5);
+  char path[64];
+  snprintf(path, sizeof(path), "%s", tmp_path("storage"));
+  for (int kind = 0; kind < 3; kind++) {
+    rm_rf(path);
+    blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+    cp.typesize = 4;
+    blosc2_storage st = {.contiguous = kind != 2, .urlpath = kind == 0 ? NULL : path,
+                         .cparams = &cp};
+    b2nd_context_t *ctx =
+        b2nd_create_ctx(&st, s.ndim, s.shape, s.chunkshape, s.blockshape, "<i4", 0, NULL, 0);
+    b2nd_array_t *a = NULL;
+    CHECK_EQ(b2nd_from_cbuffer(ctx, &a, d, n), 0);
+    if (a == NULL) continue;
+    check_fields(a, &s, 4);
+    CHECK_EQ(b2nd_to_cbuffer(a, out, n), 0);
+    CHECK_MEM(out, d, (size_t)n);
+    int64_t start[3] = {2, 1, 0}, stop[3] = {5, 6, 3}, sh[3] = {3, 5, 3};
+    uint8_t v[180];
+    memset(v, 0xC3, sizeof(v));
+    CHECK_EQ(b2nd_set_slice_cbuffer(v, sh, 180, start, stop, a), 0);
+    CHECK_EQ(b2nd_append(a, d, 7 * 5 * 4, 0), 0);
+    const shapes_t s10 = {3, {10, 7, 5}, {4, 3, 5}, {2, 2, 3}};
+    check_fields(a, &s10, 4);
+    uint8_t *want = malloc((size_t)(n + 140));
+    CHECK_EQ(b2nd_to_cbuffer(a, want, n + 140), 0);
+    uint8_t *cframe = NULL;
+    int64_t len = 0;
+    bool needs_free = false;
+    CHECK_EQ(b2nd_to_cframe(a, &cframe, &len, &needs_free), 0);
+    b2nd_array_t *c = NULL;
+    CHECK_EQ(b2nd_from_cframe(cframe, len, true, &c), 0);
+    if (needs_free) free(cframe);
+    if (c != NULL) {
+      uint8_t *o2 = malloc((size_t)(n + 140));
+      CHECK_EQ(b2nd_to_cbuffer(c, o2, n + 140), 0);
+      CHECK_MEM(o2, want, (size_t)(n + 140));
+      free(o2);
+      CHECK_EQ(b2nd_free(c), 0);
+    }
+    CHECK_EQ(b2nd_free(a), 0);
+    if (kind > 0) {
+      /* reopen: the changes were written to the file */
+      a = NULL;
+      CHECK_EQ(b2nd_open(path, &a), 0);
+      if (a != NULL) {
+        check_fields(a, &s10, 4);
+        CHECK_STR(a->dtype, "<i4");
+        uint8_t *o2 = malloc((size_t)(n + 140));
+        CHECK_EQ(b2nd_to_cbuffer(a, o2, n + 140), 0);
+        CHECK_MEM(o2, want, (size_t)(n + 140));
+        /* change it through the opened array, reopen again */
+        CHECK_EQ(b2nd_delete(a, 0, 8, 2), 0);
+        CHECK_EQ(b2nd_free(a), 0);
+        a = NULL;
+        CHECK_EQ(b2nd_open(path, &a), 0);
+        if (a != NULL) {
+          const shapes_t s8 = {3, {8, 7, 5}, {4, 3, 5}, {2, 2, 3}};
+          check_fields(a, &s8, 4);
+          CHECK_EQ(b2nd_to_cbuffer(a, o2, 8 * 140), 0);
+          CHECK_MEM(o2, want, 8 * 140);
+          CHECK_EQ(b2nd_free(a), 0);
+        }
+        free(o2);
+      }
+    }
+    free(want);
+    CHECK_EQ(b2nd_free_ctx(ctx), 0);
+    rm_rf(path);
+  }
+  free(d);
+  free(out);
+}
+
 static void test_bad_input(void) {
   const shapes_t s = {2, {10, 10}, {4, 4}, {2, 2}};
   blosc2_cparams cp;
@@ -963,6 +1043,7 @@ int main(void) {
   RUN(test_concatenate);
   RUN(test_from_schunk);
   RUN(test_user_metalayers);
+  RUN(test_storages);
   RUN(test_bad_input);
   blosc2_destroy();
   return TEST_SUMMARY();

@@ -181,6 +181,41 @@ typedef struct b2nd_array_t {
 /* ---- functions generated from src/capi/ ---- */
 
 /**
+ * Append the C-order items of `buffer` at the end of `axis`.
+ *
+ * # Safety
+ * `array` live; `buffer` readable for `buffersize` bytes.
+ */
+BLOSC_EXPORT
+int b2nd_append(b2nd_array_t *array,
+                const void *buffer,
+                int64_t buffersize,
+                int8_t axis);
+
+/**
+ * Concatenate `src1` and `src2` along `axis`: with `copy`, into a new array made with `ctx`;
+ * without, `src1` grows and `*array` receives `src1`.
+ *
+ * # Safety
+ * `ctx`, `src1`, `src2` live (`src1` is modified when `copy` is false); `array` writable.
+ */
+BLOSC_EXPORT
+int b2nd_concatenate(b2nd_context_t *ctx,
+                     const b2nd_array_t *src1,
+                     const b2nd_array_t *src2,
+                     int8_t axis,
+                     bool copy,
+                     b2nd_array_t **array);
+
+/**
+ * Copy an array into a new one made with `ctx` (its shape is replaced by `src`'s).
+ *
+ * # Safety
+ * `ctx`, `src` live; `array` writable.
+ */
+BLOSC_EXPORT int b2nd_copy(b2nd_context_t *ctx, const b2nd_array_t *src, b2nd_array_t **array);
+
+/**
  * The deprecated form of [`b2nd_copy_buffer2`] with an 8-bit `itemsize`.
  *
  * # Safety
@@ -254,6 +289,18 @@ b2nd_context_t *b2nd_create_ctx(const blosc2_storage *b2_storage,
                                 int32_t nmetalayers);
 
 /**
+ * Remove `delete_len` items of `axis` from `delete_start`.
+ *
+ * # Safety
+ * `array` live.
+ */
+BLOSC_EXPORT
+int b2nd_delete(b2nd_array_t *array,
+                int8_t axis,
+                int64_t delete_start,
+                int64_t delete_len);
+
+/**
  * Read a `b2nd` (or legacy `caterva`) metalayer, as the header-inline
  * `b2nd_deserialize_meta_inline` does. Returns the number of bytes read, or a negative error
  * code: `BLOSC2_ERROR_NULL_POINTER` for NULL `smeta`/`ndim`/shape arrays, `BLOSC2_ERROR_FAILURE`
@@ -279,6 +326,36 @@ int b2nd_deserialize_meta(const uint8_t *smeta,
                           int8_t *dtype_format);
 
 /**
+ * Create an array whose content is unspecified (uninitialised special chunks).
+ *
+ * # Safety
+ * `ctx` must be a live context; `array` writable.
+ */
+BLOSC_EXPORT int b2nd_empty(b2nd_context_t *ctx, b2nd_array_t **array);
+
+/**
+ * Insert dimensions of size 1 (chunk and block size 1): the result has `final_dims`
+ * dimensions, `axis[i]` telling whether dimension `i` is a new one. `*view` receives a new
+ * array with the same items.
+ *
+ * # Safety
+ * `array` live; `axis` readable for `final_dims` items; `view` writable.
+ */
+BLOSC_EXPORT
+int b2nd_expand_dims(const b2nd_array_t *array,
+                     b2nd_array_t **view,
+                     const bool *axis,
+                     uint8_t final_dims);
+
+/**
+ * Free an array and its super-chunk.
+ *
+ * # Safety
+ * `array` must be NULL or a live array, not used afterwards.
+ */
+BLOSC_EXPORT int b2nd_free(b2nd_array_t *array);
+
+/**
  * Free a context made by [`b2nd_create_ctx`]. Returns 0, or `BLOSC2_ERROR_NULL_POINTER` for
  * NULL (C-Blosc2 crashes).
  *
@@ -286,6 +363,195 @@ int b2nd_deserialize_meta(const uint8_t *smeta,
  * `ctx` must be NULL or a live context from [`b2nd_create_ctx`], not used afterwards.
  */
 BLOSC_EXPORT int b2nd_free_ctx(b2nd_context_t *ctx);
+
+/**
+ * Create an array from the C-order buffer `buffer` of `buffersize` bytes (at least the
+ * array's items × typesize).
+ *
+ * # Safety
+ * `ctx` must be a live context; `array` writable; `buffer` readable for `buffersize` bytes.
+ */
+BLOSC_EXPORT
+int b2nd_from_cbuffer(b2nd_context_t *ctx,
+                      b2nd_array_t **array,
+                      const void *buffer,
+                      int64_t buffersize);
+
+/**
+ * Make an array from a contiguous frame in memory (`copy`: as `blosc2_schunk_from_buffer`).
+ *
+ * # Safety
+ * `cframe` must be readable for `cframe_len` bytes (and stay alive with the array when
+ * `copy` is false); `array` writable.
+ */
+BLOSC_EXPORT
+int b2nd_from_cframe(uint8_t *cframe,
+                     int64_t cframe_len,
+                     bool copy,
+                     b2nd_array_t **array);
+
+/**
+ * Make an array of a super-chunk holding a `b2nd` (or `caterva`) metalayer. The array owns
+ * the super-chunk from now on (freed by [`b2nd_free`]).
+ *
+ * # Safety
+ * `schunk` must be a live super-chunk; `array` writable.
+ */
+BLOSC_EXPORT int b2nd_from_schunk(blosc2_schunk *schunk, b2nd_array_t **array);
+
+/**
+ * Create an array with every item equal to `fill_value` (`typesize` bytes).
+ *
+ * # Safety
+ * `ctx` must be a live context; `array` writable; `fill_value` readable for `typesize` bytes.
+ */
+BLOSC_EXPORT int b2nd_full(b2nd_context_t *ctx, b2nd_array_t **array, const void *fill_value);
+
+/**
+ * Read an orthogonal selection (`selection[i]`: `selection_size[i]` indices of dimension
+ * `i`; negative ones count from the end) into the C-order `buffer` of shape `buffershape`,
+ * which must equal `selection_size`. Indices out of range and a buffer smaller than the
+ * selection are errors (C-Blosc2 reads out of bounds).
+ *
+ * # Safety
+ * `array` live; the selection arrays readable; `buffershape` readable for ndim items;
+ * `buffer` writable for `buffersize` bytes.
+ */
+BLOSC_EXPORT
+int b2nd_get_orthogonal_selection(const b2nd_array_t *array,
+                                  int64_t **selection,
+                                  int64_t *selection_size,
+                                  void *buffer,
+                                  int64_t *buffershape,
+                                  int64_t buffersize);
+
+/**
+ * The slice `[start, stop)` of `src` as a new array made with `ctx` (shape `stop - start`).
+ *
+ * # Safety
+ * `ctx`, `src` live; `start`/`stop` readable for ndim items; `array` writable.
+ */
+BLOSC_EXPORT
+int b2nd_get_slice(b2nd_context_t *ctx,
+                   b2nd_array_t **array,
+                   const b2nd_array_t *src,
+                   const int64_t *start,
+                   const int64_t *stop);
+
+/**
+ * Copy the slice `[start, stop)` into the C-order `buffer` of shape `buffershape`
+ * (`buffersize` bytes, at least product(buffershape) × typesize).
+ *
+ * # Safety
+ * `array` live; the coordinate arrays readable for ndim items; `buffer` writable for
+ * `buffersize` bytes.
+ */
+BLOSC_EXPORT
+int b2nd_get_slice_cbuffer(const b2nd_array_t *array,
+                           const int64_t *start,
+                           const int64_t *stop,
+                           void *buffer,
+                           const int64_t *buffershape,
+                           int64_t buffersize);
+
+/**
+ * Gather `ncoords` items by flat C-order indices in `[0, nitems)` into `buffer` (in the
+ * order of `coords`).
+ *
+ * # Safety
+ * `array` live; `coords` readable for `ncoords` items; `buffer` writable for `buffersize`
+ * bytes.
+ */
+BLOSC_EXPORT
+int b2nd_get_sparse_cbuffer(const b2nd_array_t *array,
+                            int64_t ncoords,
+                            const int64_t *coords,
+                            void *buffer,
+                            int64_t buffersize);
+
+/**
+ * Insert the C-order items of `buffer` along `axis` at `insert_start`.
+ *
+ * # Safety
+ * `array` live; `buffer` readable for `buffersize` bytes.
+ */
+BLOSC_EXPORT
+int b2nd_insert(b2nd_array_t *array,
+                const void *buffer,
+                int64_t buffersize,
+                int8_t axis,
+                int64_t insert_start);
+
+/**
+ * Create an array filled with NaNs (item size 4 or 8).
+ *
+ * # Safety
+ * `ctx` must be a live context; `array` writable.
+ */
+BLOSC_EXPORT int b2nd_nans(b2nd_context_t *ctx, b2nd_array_t **array);
+
+/**
+ * Open the array stored at `urlpath` (a `.b2nd` contiguous frame file or a sparse frame
+ * directory), backed by it (as `blosc2_schunk_open`).
+ *
+ * # Safety
+ * `urlpath` NUL-terminated; `array` writable.
+ */
+BLOSC_EXPORT int b2nd_open(const char *urlpath, b2nd_array_t **array);
+
+/**
+ * Open the array stored at `offset` of the file `urlpath` (see [`b2nd_open`]).
+ *
+ * # Safety
+ * `urlpath` NUL-terminated; `array` writable.
+ */
+BLOSC_EXPORT int b2nd_open_offset(const char *urlpath, b2nd_array_t **array, int64_t offset);
+
+/**
+ * Print the `b2nd` metalayer of an array to stdout.
+ *
+ * # Safety
+ * `array` live.
+ */
+BLOSC_EXPORT int b2nd_print_meta(const b2nd_array_t *array);
+
+/**
+ * Bring the public fields up to date with the `b2nd` metalayer of the super-chunk (changed
+ * through another handle). Returns 1 when the shape changed, 0 when it was current, and
+ * `BLOSC2_ERROR_DATA` when ndim, chunk or block shape changed.
+ *
+ * # Safety
+ * `array` live.
+ */
+BLOSC_EXPORT int b2nd_refresh(b2nd_array_t *array);
+
+/**
+ * Change the shape of an array. With `start`, dimension `i` grows by inserting zeros at
+ * `start[i]` or shrinks by removing items from `start[i]` (a position other than the end
+ * and the change must then be multiples of the chunk shape); with NULL, at the end.
+ *
+ * # Safety
+ * `array` live; `new_shape` (and `start` unless NULL) readable for ndim items.
+ */
+BLOSC_EXPORT int b2nd_resize(b2nd_array_t *array, const int64_t *new_shape, const int64_t *start);
+
+/**
+ * Save an array to `urlpath`: a contiguous frame file when the array's super-chunk is
+ * contiguous, else (as C-Blosc2) a sparse frame directory.
+ *
+ * # Safety
+ * `array` live; `urlpath` NUL-terminated.
+ */
+BLOSC_EXPORT int b2nd_save(const b2nd_array_t *array, char *urlpath);
+
+/**
+ * Append an array as a contiguous frame to the end of the file `urlpath`; returns the offset
+ * where it starts (for [`b2nd_open_offset`]) or a negative error code.
+ *
+ * # Safety
+ * `array` live; `urlpath` NUL-terminated.
+ */
+BLOSC_EXPORT int64_t b2nd_save_append(const b2nd_array_t *array, const char *urlpath);
 
 /**
  * Serialise the `b2nd` metalayer of an array (B2ND.md §1). A NULL `dtype` is written as `|u1`.
@@ -308,97 +574,105 @@ int b2nd_serialize_meta(int8_t ndim,
                         int8_t dtype_format,
                         uint8_t **smeta);
 
+/**
+ * Write an orthogonal selection from the C-order `buffer` of shape `buffershape`.
+ *
+ * # Safety
+ * As [`b2nd_get_orthogonal_selection`], `buffer` readable.
+ */
+BLOSC_EXPORT
+int b2nd_set_orthogonal_selection(b2nd_array_t *array,
+                                  int64_t **selection,
+                                  int64_t *selection_size,
+                                  const void *buffer,
+                                  int64_t *buffershape,
+                                  int64_t buffersize);
+
+/**
+ * Write the C-order `buffer` of shape `buffershape` to the slice `[start, stop)`.
+ *
+ * # Safety
+ * `array` live; the coordinate arrays readable for ndim items; `buffer` readable for
+ * `buffersize` bytes.
+ */
+BLOSC_EXPORT
+int b2nd_set_slice_cbuffer(const void *buffer,
+                           const int64_t *buffershape,
+                           int64_t buffersize,
+                           const int64_t *start,
+                           const int64_t *stop,
+                           b2nd_array_t *array);
+
+/**
+ * Remove all the dimensions of size 1 (see [`b2nd_squeeze_index`]).
+ *
+ * # Safety
+ * `array` live; `view` writable.
+ */
+BLOSC_EXPORT int b2nd_squeeze(b2nd_array_t *array, b2nd_array_t **view);
+
+/**
+ * Remove the dimensions of size 1 flagged in `index` (a dimension flagged but not of size 1
+ * is `BLOSC2_ERROR_INVALID_INDEX`). `*view` receives a new array with the same items (to be
+ * freed with [`b2nd_free`]); `array` is left as it is.
+ *
+ * # Safety
+ * `array` live; `index` readable for ndim items; `view` writable.
+ */
+BLOSC_EXPORT int b2nd_squeeze_index(b2nd_array_t *array, b2nd_array_t **view, const bool *index);
+
+/**
+ * Copy the whole array into the C-order `buffer` of `buffersize` bytes (at least the
+ * array's items × typesize).
+ *
+ * # Safety
+ * `array` must be live; `buffer` writable for `buffersize` bytes.
+ */
+BLOSC_EXPORT int b2nd_to_cbuffer(const b2nd_array_t *array, void *buffer, int64_t buffersize);
+
+/**
+ * Serialise an array as a contiguous frame (as `blosc2_schunk_to_buffer`): `*cframe`
+ * receives the frame of `*cframe_len` bytes; `*needs_free` tells whether the caller must
+ * `free()` it.
+ *
+ * # Safety
+ * `array` must be live; the output pointers writable.
+ */
+BLOSC_EXPORT
+int b2nd_to_cframe(const b2nd_array_t *array,
+                   uint8_t **cframe,
+                   int64_t *cframe_len,
+                   bool *needs_free);
+
+/**
+ * Create an array whose chunks are uninitialised (nothing is written).
+ *
+ * # Safety
+ * `ctx` must be a live context; `array` writable.
+ */
+BLOSC_EXPORT int b2nd_uninit(b2nd_context_t *ctx, b2nd_array_t **array);
+
+/**
+ * Create an array filled with zeros.
+ *
+ * # Safety
+ * `ctx` must be a live context; `array` writable.
+ */
+BLOSC_EXPORT int b2nd_zeros(b2nd_context_t *ctx, b2nd_array_t **array);
+
 /* ---- end ---- */
 
 /* ---- not implemented by b2rs yet (include-parts/pending_b2nd.h) ---- */
 
 /* ---- 12a. b2nd: context & constructors / destructors ---- */
 
-BLOSC_EXPORT int b2nd_uninit(b2nd_context_t *ctx, b2nd_array_t **array);
-
-BLOSC_EXPORT int b2nd_empty(b2nd_context_t *ctx, b2nd_array_t **array);
-
-BLOSC_EXPORT int b2nd_zeros(b2nd_context_t *ctx, b2nd_array_t **array);
-
-BLOSC_EXPORT int b2nd_nans(b2nd_context_t *ctx, b2nd_array_t **array);
-
-BLOSC_EXPORT int b2nd_full(b2nd_context_t *ctx, b2nd_array_t **array, const void *fill_value);
-
-BLOSC_EXPORT int b2nd_free(b2nd_array_t *array);
-
-BLOSC_EXPORT int b2nd_from_schunk(blosc2_schunk *schunk, b2nd_array_t **array);
-
-BLOSC_EXPORT int b2nd_copy(b2nd_context_t *ctx, const b2nd_array_t *src, b2nd_array_t **array);
-
 /* ---- 12b. b2nd: from/to C buffers, cframes, files (save/open/serialize) ---- */
-
-BLOSC_EXPORT int b2nd_to_cframe(const b2nd_array_t *array, uint8_t **cframe,
-                                int64_t *cframe_len, bool *needs_free);
-
-BLOSC_EXPORT int b2nd_from_cframe(uint8_t *cframe, int64_t cframe_len, bool copy, b2nd_array_t **array);
-
-BLOSC_EXPORT int b2nd_open(const char *urlpath, b2nd_array_t **array);
-
-BLOSC_EXPORT int b2nd_open_offset(const char *urlpath, b2nd_array_t **array, int64_t offset);
-
-BLOSC_EXPORT int b2nd_save(const b2nd_array_t *array, char *urlpath);
-
-BLOSC_EXPORT int64_t b2nd_save_append(const b2nd_array_t *array, const char *urlpath);
-
-BLOSC_EXPORT int b2nd_from_cbuffer(b2nd_context_t *ctx, b2nd_array_t **array, const void *buffer, int64_t buffersize);
-
-BLOSC_EXPORT int b2nd_to_cbuffer(const b2nd_array_t *array, void *buffer, int64_t buffersize);
 
 /* ---- 12c. b2nd: slices, sparse & orthogonal selection ---- */
 
-BLOSC_EXPORT int b2nd_get_sparse_cbuffer(const b2nd_array_t *array, int64_t ncoords,
-                                         const int64_t *coords, void *buffer, int64_t buffersize);
-
-BLOSC_EXPORT int b2nd_get_slice(b2nd_context_t *ctx, b2nd_array_t **array, const b2nd_array_t *src,
-                                const int64_t *start, const int64_t *stop);
-
-BLOSC_EXPORT int b2nd_get_slice_cbuffer(const b2nd_array_t *array, const int64_t *start, const int64_t *stop,
-                                        void *buffer, const int64_t *buffershape, int64_t buffersize);
-
-BLOSC_EXPORT int b2nd_set_slice_cbuffer(const void *buffer, const int64_t *buffershape, int64_t buffersize,
-                                        const int64_t *start, const int64_t *stop, b2nd_array_t *array);
-
-BLOSC_EXPORT int b2nd_get_orthogonal_selection(const b2nd_array_t *array, int64_t **selection,
-                                               int64_t *selection_size, void *buffer,
-                                               int64_t *buffershape, int64_t buffersize);
-
-BLOSC_EXPORT int b2nd_set_orthogonal_selection(b2nd_array_t *array, int64_t **selection,
-                                               int64_t *selection_size, const void *buffer,
-                                               int64_t *buffershape, int64_t buffersize);
-
 /* ---- 12d. b2nd: shape changes (resize/insert/append/delete/squeeze/expand/concatenate) ---- */
 
-BLOSC_EXPORT int b2nd_squeeze_index(b2nd_array_t *array, b2nd_array_t **view, const bool *index);
-
-BLOSC_EXPORT int b2nd_squeeze(b2nd_array_t *array, b2nd_array_t **view);
-
-BLOSC_EXPORT int b2nd_expand_dims(const b2nd_array_t *array, b2nd_array_t **view, const bool *axis,
-    const uint8_t final_dims);
-
-BLOSC_EXPORT int b2nd_concatenate(b2nd_context_t *ctx, const b2nd_array_t *src1, const b2nd_array_t *src2,
-                                  int8_t axis, bool copy, b2nd_array_t **array);
-
-BLOSC_EXPORT int b2nd_resize(b2nd_array_t *array, const int64_t *new_shape, const int64_t *start);
-
-BLOSC_EXPORT int b2nd_insert(b2nd_array_t *array, const void *buffer, int64_t buffersize,
-                             int8_t axis, int64_t insert_start);
-
-BLOSC_EXPORT int b2nd_append(b2nd_array_t *array, const void *buffer, int64_t buffersize,
-                             int8_t axis);
-
-BLOSC_EXPORT int b2nd_delete(b2nd_array_t *array, int8_t axis,
-                             int64_t delete_start, int64_t delete_len);
-
 /* ---- 12e. b2nd: metalayer helpers, refresh, buffer utilities ---- */
-
-BLOSC_EXPORT int b2nd_print_meta(const b2nd_array_t *array);
-
-BLOSC_EXPORT int b2nd_refresh(b2nd_array_t *array);
 
 /* ---- end ---- */
 

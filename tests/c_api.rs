@@ -200,6 +200,7 @@ macro_rules! c_programs {
 }
 
 c_programs!(
+    test_b2nd,
     test_b2nd_meta,
     test_badinput,
     test_blosc1,

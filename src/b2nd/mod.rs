@@ -1,15 +1,17 @@
-//! B2ND: n-dimensional arrays on a super-chunk (B2ND.md), the parts that do not need a
-//! super-chunk:
+//! B2ND: n-dimensional arrays on a super-chunk (B2ND.md):
 //!
 //! * [`meta`]: the `b2nd` metalayer (and the legacy `caterva` one), byte-exact with C-Blosc2;
 //! * [`geometry`]: shape / chunk shape / block shape validation, padding, strides, index math and
 //!   which chunks and blocks a slice touches;
+//! * [`array`]: the arrays themselves, on a super-chunk;
 //! * [`copy`]: n-dimensional strided copies of hyper-rectangles between C-order buffers.
 
+pub mod array;
 pub mod copy;
 pub mod geometry;
 pub mod meta;
 
+pub use array::{Array, Fill};
 pub use copy::{copy_buffer, CopyPlan, Region};
 pub use geometry::{BlockSlice, ChunkSlice, Geometry, Location};
 pub use meta::Meta;

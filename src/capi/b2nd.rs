@@ -81,7 +81,7 @@ impl b2nd_context_s {
 ///
 /// # Safety
 /// `p` must be readable for `ndim` items when non-null.
-unsafe fn read_array<T: Copy>(p: *const T, ndim: usize) -> Option<Vec<T>> {
+pub(super) unsafe fn read_array<T: Copy>(p: *const T, ndim: usize) -> Option<Vec<T>> {
     if ndim == 0 {
         return Some(Vec::new());
     }

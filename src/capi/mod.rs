@@ -7,6 +7,7 @@
 #![allow(non_camel_case_types, missing_docs, clippy::missing_safety_doc)]
 
 pub mod b2nd;
+pub mod b2nd_array;
 pub mod b2rs;
 pub mod blosc1;
 pub mod callbacks;

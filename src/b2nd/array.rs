@@ -1,0 +1,977 @@
+//! B2ND arrays (B2ND.md): a [`Geometry`] and a dtype on a super-chunk whose chunks hold
+//! `product(extchunkshape)` items made of whole blocks (C order inside a block, blocks in C
+//! order inside a chunk), described by the `b2nd` metalayer.
+//!
+//! [`Array`] works on any super-chunk it can borrow mutably (`Array<Schunk>` owns one,
+//! `Array<&mut Schunk>` works on somebody else's), through the super-chunk API only, so it does
+//! not care where the chunks are stored.
+
+use super::copy::{CopyPlan, Region};
+use super::geometry::{c_strides, unravel, ChunkSlice, Geometry};
+use super::{Meta, CATERVA_METALAYER_NAME, METALAYER_NAME};
+use crate::chunk::header::{Special, EXTENDED_HEADER_LENGTH};
+use crate::chunk::special::special_chunk;
+use crate::frame::{Frame, FrameParams, Location as FrameLocation, StdIo};
+use crate::schunk::{compress_chunk, Schunk};
+use crate::{Error, Result};
+use std::borrow::BorrowMut;
+use std::sync::Arc;
+
+/// The initial content of a new array.
+#[derive(Debug, Clone, Copy)]
+pub enum Fill<'a> {
+    /// Uninitialised (special "uninit" chunks): `b2nd_uninit` / `b2nd_empty`.
+    Uninit,
+    /// Zeros (special zero chunks): `b2nd_zeros`.
+    Zero,
+    /// NaNs (special NaN chunks; the item size must be 4 or 8): `b2nd_nans`.
+    Nan,
+    /// Every item set to this value (`itemsize` bytes; run-of-value chunks): `b2nd_full`.
+    Value(&'a [u8]),
+    /// The items of a C-order buffer of the array's shape: `b2nd_from_cbuffer`.
+    Buffer(&'a [u8]),
+}
+
+/// An n-dimensional array on a super-chunk.
+#[derive(Debug)]
+pub struct Array<S: BorrowMut<Schunk> = Schunk> {
+    geom: Geometry,
+    dtype: Option<Vec<u8>>,
+    dtype_format: i8,
+    sc: S,
+}
+
+fn product(shape: &[i64]) -> Result<i64> {
+    shape
+        .iter()
+        .try_fold(1i64, |a, &b| a.checked_mul(b))
+        .ok_or_else(|| {
+            crate::trace_error!("The shape product overflows");
+            Error::InvalidParam
+        })
+}
+
+fn widen(v: &[i32]) -> Vec<i64> {
+    v.iter().map(|&x| x as i64).collect()
+}
+
+/// Bytes of a C-order buffer of `shape` with items of `itemsize` bytes.
+fn buffer_len(shape: &[i64], itemsize: usize) -> Result<usize> {
+    let n = product(shape)?;
+    usize::try_from(n)
+        .ok()
+        .and_then(|n| n.checked_mul(itemsize))
+        .ok_or_else(|| {
+            crate::trace_error!("The buffer size overflows");
+            Error::InvalidParam
+        })
+}
+
+/// Check that `n` items (the count given as an `i64`) fit in `bytes` bytes.
+fn check_buffer(what: &str, have: usize, need: usize) -> Result<()> {
+    if have < need {
+        crate::trace_error!("The {what} buffer is too small ({have} bytes, {need} needed)");
+        return Err(Error::InvalidParam);
+    }
+    Ok(())
+}
+
+impl Array<Schunk> {
+    /// A new array owning an empty in-memory super-chunk with `cparams` / `dparams` (the
+    /// block size is set to one n-d block).
+    pub fn new(
+        cparams: crate::params::CParams,
+        dparams: crate::params::DParams,
+        meta: &Meta,
+        fill: Fill<'_>,
+    ) -> Result<Array<Schunk>> {
+        Array::create(Schunk::new(cparams, dparams), meta, fill)
+    }
+}
+
+impl<S: BorrowMut<Schunk>> Array<S> {
+    /// Make an array on the empty super-chunk `sc`: set its block size to one n-d block, add
+    /// the `b2nd` metalayer describing `meta` (a missing dtype is written as `|u1`) and fill
+    /// the chunks. Errors: a super-chunk with chunks, a bad geometry or item size, the errors
+    /// of the super-chunk.
+    pub fn create(mut sc: S, meta: &Meta, fill: Fill<'_>) -> Result<Array<S>> {
+        let geom = meta.geometry()?;
+        {
+            let s: &mut Schunk = sc.borrow_mut();
+            if s.nchunks() != 0 {
+                crate::trace_error!("An array can only be created on an empty super-chunk");
+                return Err(Error::InvalidParam);
+            }
+            if s.typesize() <= 0 {
+                crate::trace_error!("The item size must be positive");
+                return Err(Error::InvalidParam);
+            }
+            let mut cp = s.cparams().clone();
+            cp.blocksize = geom.block_nbytes(cp.typesize)?;
+            s.set_cparams(cp);
+        }
+        let mut a = Array {
+            geom,
+            dtype: Some(meta.dtype_or_default().to_vec()),
+            dtype_format: meta.dtype_format,
+            sc,
+        };
+        a.chunk_nbytes()?;
+        a.write_meta()?;
+        a.fill(fill)?;
+        Ok(a)
+    }
+
+    /// An array on an existing super-chunk described by its `b2nd` (or legacy `caterva`)
+    /// metalayer. Errors: [`Error::MetalayerNotFound`], a malformed metalayer or geometry.
+    pub fn open(sc: S) -> Result<Array<S>> {
+        let s: &Schunk = sc.borrow();
+        let find = |name: &str| {
+            s.metalayers()
+                .iter()
+                .find(|m| m.name == name)
+                .map(|m| m.content.as_slice())
+        };
+        let meta = Meta::from_metalayers(find(METALAYER_NAME), find(CATERVA_METALAYER_NAME))?;
+        Array::attach(&meta, sc)
+    }
+
+    /// An array on `sc` described by `meta`, trusted to match the super-chunk's metalayer
+    /// (the C layer rebuilds the array from the public struct this way).
+    pub fn attach(meta: &Meta, sc: S) -> Result<Array<S>> {
+        let geom = meta.geometry()?;
+        if sc.borrow().typesize() <= 0 {
+            crate::trace_error!("The item size must be positive");
+            return Err(Error::InvalidParam);
+        }
+        let a = Array {
+            geom,
+            dtype: meta.dtype.clone(),
+            dtype_format: meta.dtype_format,
+            sc,
+        };
+        a.chunk_nbytes()?;
+        Ok(a)
+    }
+
+    /// The geometry.
+    pub fn geometry(&self) -> &Geometry {
+        &self.geom
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &[i64] {
+        self.geom.shape()
+    }
+
+    /// Number of dimensions.
+    pub fn ndim(&self) -> usize {
+        self.geom.ndim()
+    }
+
+    /// Bytes per item (the super-chunk's typesize).
+    pub fn itemsize(&self) -> usize {
+        self.sc.borrow().typesize() as usize
+    }
+
+    /// The dtype as stored (`None`: none in the metalayer).
+    pub fn dtype(&self) -> Option<&[u8]> {
+        self.dtype.as_deref()
+    }
+
+    /// The dtype format.
+    pub fn dtype_format(&self) -> i8 {
+        self.dtype_format
+    }
+
+    /// The description (shapes, dtype) as in the metalayer.
+    pub fn meta(&self) -> Meta {
+        Meta {
+            shape: self.geom.shape().to_vec(),
+            chunkshape: self.geom.chunkshape().to_vec(),
+            blockshape: self.geom.blockshape().to_vec(),
+            dtype_format: self.dtype_format,
+            dtype: self.dtype.clone(),
+        }
+    }
+
+    /// The super-chunk.
+    pub fn schunk(&self) -> &Schunk {
+        self.sc.borrow()
+    }
+
+    /// The super-chunk, mutable (changing its chunks may break the array).
+    pub fn schunk_mut(&mut self) -> &mut Schunk {
+        self.sc.borrow_mut()
+    }
+
+    /// Give the super-chunk back.
+    pub fn into_schunk(self) -> S {
+        self.sc
+    }
+
+    /// Bytes of a C-order buffer holding the whole array.
+    pub fn nbytes(&self) -> Result<usize> {
+        buffer_len(self.geom.shape(), self.itemsize())
+    }
+
+    /// Bytes of every (padded) chunk.
+    pub fn chunk_nbytes(&self) -> Result<usize> {
+        let n = self.geom.chunk_nbytes(self.sc.borrow().typesize())?;
+        Ok(n as usize)
+    }
+
+    /// Write the description to the `b2nd` metalayer (or to the legacy `caterva` one if that is
+    /// the only one present).
+    fn write_meta(&mut self) -> Result<()> {
+        let meta = self.meta();
+        let s: &mut Schunk = self.sc.borrow_mut();
+        let has = |name: &str| s.metalayers().iter().any(|m| m.name == name);
+        if !has(METALAYER_NAME) && has(CATERVA_METALAYER_NAME) {
+            let bytes = meta.serialize_caterva()?;
+            s.meta_update(CATERVA_METALAYER_NAME, &bytes)?;
+            return Ok(());
+        }
+        let bytes = meta.serialize()?;
+        if has(METALAYER_NAME) {
+            s.meta_update(METALAYER_NAME, &bytes)?;
+        } else {
+            s.meta_add(METALAYER_NAME, &bytes)?;
+        }
+        Ok(())
+    }
+
+    fn fill(&mut self, fill: Fill<'_>) -> Result<()> {
+        let nchunks = self.geom.nchunks();
+        let chunk_nbytes = self.chunk_nbytes()?;
+        let itemsize = self.itemsize();
+        let special = match fill {
+            Fill::Uninit | Fill::Buffer(_) => Special::Uninit,
+            Fill::Zero => Special::Zero,
+            Fill::Nan => {
+                if itemsize != 4 && itemsize != 8 {
+                    crate::trace_error!("Unsupported typesize for NaN");
+                    return Err(Error::Data);
+                }
+                Special::Nan
+            }
+            Fill::Value(v) => {
+                check_buffer("fill value", v.len(), itemsize)?;
+                let s: &mut Schunk = self.sc.borrow_mut();
+                let mut buf = vec![0u8; EXTENDED_HEADER_LENGTH + itemsize];
+                let n = special_chunk(
+                    s.cparams(),
+                    Special::Value,
+                    chunk_nbytes,
+                    Some(&v[..itemsize]),
+                    &mut buf,
+                )?;
+                buf.truncate(n);
+                for _ in 0..nchunks {
+                    s.append_chunk(buf.as_slice())?;
+                }
+                return Ok(());
+            }
+        };
+        if nchunks > 0 {
+            let s: &mut Schunk = self.sc.borrow_mut();
+            let nitems = nchunks
+                .checked_mul(self.geom.extchunknitems())
+                .ok_or(Error::InvalidParam)?;
+            s.fill_special(nitems, special as i32, chunk_nbytes as i32)?;
+        }
+        if let Fill::Buffer(b) = fill {
+            let shape = self.geom.shape().to_vec();
+            let zero = vec![0i64; shape.len()];
+            self.set_slice_cbuffer(b, &shape, &zero, &shape)?;
+        }
+        Ok(())
+    }
+
+    /// Decompress chunk `n` (whole, or only the blocks not masked out) into `buf`.
+    fn read_chunk(&mut self, n: i64, buf: &mut [u8], mask: Option<&[bool]>) -> Result<()> {
+        let s: &mut Schunk = self.sc.borrow_mut();
+        if n >= s.nchunks() {
+            crate::trace_error!("The array's super-chunk misses chunk {n}");
+            return Err(Error::ReadBuffer);
+        }
+        let nb = s.chunk_nbytes(n)? as usize;
+        if nb != buf.len() {
+            crate::trace_error!(
+                "Chunk {n} holds {nb} bytes, but the array's chunks have {}",
+                buf.len()
+            );
+            return Err(Error::Data);
+        }
+        let dp = s.dparams().clone();
+        s.decompress_chunk_with(&dp, n, buf, mask)?;
+        Ok(())
+    }
+
+    /// Compress `buf` as chunk `n` (replacing it, or appended when `n == nchunks`).
+    fn write_chunk(&mut self, n: i64, buf: &[u8]) -> Result<()> {
+        let s: &mut Schunk = self.sc.borrow_mut();
+        let chunk = compress_chunk(s.cparams(), n, buf)?;
+        if n < s.nchunks() {
+            s.update_chunk(n, chunk)?;
+        } else {
+            s.append_chunk(chunk)?;
+        }
+        Ok(())
+    }
+
+    fn check_buffer_shape(&self, bufshape: &[i64], start: &[i64], stop: &[i64]) -> Result<usize> {
+        self.geom.check_slice(start, stop)?;
+        if bufshape.len() != self.ndim() {
+            crate::trace_error!("The buffer shape must have ndim ({}) items", self.ndim());
+            return Err(Error::InvalidParam);
+        }
+        for i in 0..self.ndim() {
+            if bufshape[i] < stop[i] - start[i] {
+                crate::trace_error!(
+                    "The buffer shape ({}) is smaller than the slice ({}) in dimension {i}",
+                    bufshape[i],
+                    stop[i] - start[i]
+                );
+                return Err(Error::InvalidParam);
+            }
+        }
+        buffer_len(bufshape, self.itemsize())
+    }
+
+    /// Copy between the blocks of a decoded chunk and a C-order buffer (`to_buf`: chunk to
+    /// buffer). `bstart` is where the buffer's `[0, ..]` lies in the array.
+    fn copy_blocks(
+        &self,
+        c: &ChunkSlice,
+        chunk: &mut [u8],
+        buf: BufRef<'_>,
+        bufshape: &[i64],
+        bstart: &[i64],
+    ) -> Result<()> {
+        let itemsize = self.itemsize();
+        let blockshape = widen(self.geom.blockshape());
+        let block_nbytes = self.geom.blocknitems() as usize * itemsize;
+        let mut buf = buf;
+        for b in self.geom.slice_blocks(c) {
+            let shape = b.shape();
+            let in_block = b.start_in_block();
+            let in_buf: Vec<i64> = b.start.iter().zip(bstart).map(|(a, o)| a - o).collect();
+            let off = b.nblock as usize * block_nbytes;
+            let block = &mut chunk[off..off + block_nbytes];
+            let breg = Region {
+                pad_shape: &blockshape,
+                start: &in_block,
+            };
+            let ureg = Region {
+                pad_shape: bufshape,
+                start: &in_buf,
+            };
+            match &mut buf {
+                BufRef::Out(out) => CopyPlan::new(itemsize, &shape, breg, ureg)?.run(block, out)?,
+                BufRef::In(src) => CopyPlan::new(itemsize, &shape, ureg, breg)?.run(src, block)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Read the slice `[start, stop)` into the C-order buffer `buf` of shape `bufshape` (at
+    /// its origin; the rest of the `product(bufshape)` items is zeroed). Only the chunks the
+    /// slice touches are read, and of those only the blocks it touches are decompressed.
+    pub fn get_slice_cbuffer(
+        &mut self,
+        start: &[i64],
+        stop: &[i64],
+        buf: &mut [u8],
+        bufshape: &[i64],
+    ) -> Result<()> {
+        let need = self.check_buffer_shape(bufshape, start, stop)?;
+        check_buffer("destination", buf.len(), need)?;
+        // As C-Blosc2: the part of the buffer outside the slice reads as zeros.
+        buf[..need].fill(0);
+        let chunks: Vec<ChunkSlice> = self.geom.slice_chunks(start, stop)?.collect();
+        let mut chunk = vec![0u8; self.chunk_nbytes()?];
+        for c in &chunks {
+            let mask = self.geom.block_maskout(c);
+            self.read_chunk(c.nchunk, &mut chunk, Some(&mask))?;
+            self.copy_blocks(c, &mut chunk, BufRef::Out(buf), bufshape, start)?;
+        }
+        Ok(())
+    }
+
+    /// Write the C-order buffer `buf` of shape `bufshape` (from its origin) to the slice
+    /// `[start, stop)`. Only the chunks the slice touches are rewritten; chunks it covers
+    /// entirely are not read.
+    pub fn set_slice_cbuffer(
+        &mut self,
+        buf: &[u8],
+        bufshape: &[i64],
+        start: &[i64],
+        stop: &[i64],
+    ) -> Result<()> {
+        let need = self.check_buffer_shape(bufshape, start, stop)?;
+        check_buffer("source", buf.len(), need)?;
+        let chunks: Vec<ChunkSlice> = self.geom.slice_chunks(start, stop)?.collect();
+        let mut chunk = vec![0u8; self.chunk_nbytes()?];
+        for c in &chunks {
+            if c.covers_chunk() {
+                chunk.fill(0);
+            } else {
+                self.read_chunk(c.nchunk, &mut chunk, None)?;
+            }
+            self.copy_blocks(c, &mut chunk, BufRef::In(buf), bufshape, start)?;
+            self.write_chunk(c.nchunk, &chunk)?;
+        }
+        Ok(())
+    }
+
+    /// The whole array as a C-order buffer.
+    pub fn to_cbuffer(&mut self, buf: &mut [u8]) -> Result<()> {
+        let shape = self.geom.shape().to_vec();
+        let zero = vec![0i64; shape.len()];
+        self.get_slice_cbuffer(&zero, &shape, buf, &shape)
+    }
+
+    /// The whole array as a new C-order buffer.
+    pub fn to_vec(&mut self) -> Result<Vec<u8>> {
+        let mut v = vec![0u8; self.nbytes()?];
+        self.to_cbuffer(&mut v)?;
+        Ok(v)
+    }
+
+    /// Gather single items by flat C-order indices in `[0, nitems)` (as
+    /// `b2nd_get_sparse_cbuffer`): item `k` goes to `buf[k * itemsize..]`. Repeated and
+    /// unsorted indices are fine; each chunk is decompressed once.
+    pub fn get_sparse_cbuffer(&mut self, flat: &[i64], buf: &mut [u8]) -> Result<()> {
+        let itemsize = self.itemsize();
+        let need = flat
+            .len()
+            .checked_mul(itemsize)
+            .ok_or(Error::InvalidParam)?;
+        check_buffer("destination", buf.len(), need)?;
+        let nitems = self.geom.nitems();
+        let mut locs = Vec::with_capacity(flat.len());
+        for (k, &f) in flat.iter().enumerate() {
+            if f < 0 || f >= nitems {
+                crate::trace_error!("Coordinate {f} out of [0, {nitems})");
+                return Err(Error::InvalidIndex);
+            }
+            let idx = unravel(f, self.geom.shape());
+            locs.push((self.geom.locate(&idx)?, k));
+        }
+        locs.sort_by_key(|(l, _)| l.nchunk);
+        let mut chunk = vec![0u8; self.chunk_nbytes()?];
+        let mut cur = -1;
+        for (l, k) in locs {
+            if l.nchunk != cur {
+                self.read_chunk(l.nchunk, &mut chunk, None)?;
+                cur = l.nchunk;
+            }
+            let off = l.chunk_item as usize * itemsize;
+            buf[k * itemsize..(k + 1) * itemsize].copy_from_slice(&chunk[off..off + itemsize]);
+        }
+        Ok(())
+    }
+
+    /// The items of an orthogonal selection: `selection[i]` lists indices along dimension `i`
+    /// (negative ones count from the end); for each combination (C order) `(out position,
+    /// chunk, item in chunk)`.
+    fn orthogonal_plan(
+        &self,
+        selection: &[Vec<i64>],
+        bufshape: &[i64],
+    ) -> Result<Vec<(usize, i64, i64)>> {
+        let ndim = self.ndim();
+        if selection.len() != ndim || bufshape.len() != ndim {
+            crate::trace_error!("The selection and the buffer shape must have ndim items");
+            return Err(Error::InvalidParam);
+        }
+        let mut sel = Vec::with_capacity(ndim);
+        for i in 0..ndim {
+            let size = self.geom.shape()[i];
+            let mut v = Vec::with_capacity(selection[i].len());
+            for &x in &selection[i] {
+                let x = if x < 0 { x + size } else { x };
+                if x < 0 || x >= size {
+                    crate::trace_error!("Selection index out of range in dimension {i}");
+                    return Err(Error::InvalidIndex);
+                }
+                v.push(x);
+            }
+            if v.len() as i64 != bufshape[i] {
+                crate::trace_error!("The buffer shape must be the shape of the selection");
+                return Err(Error::InvalidParam);
+            }
+            sel.push(v);
+        }
+        let counts: Vec<i64> = sel.iter().map(|v| v.len() as i64).collect();
+        let total = product(&counts)?;
+        let bstrides = c_strides(bufshape);
+        let mut out = Vec::with_capacity(total as usize);
+        let mut idx = vec![0i64; ndim];
+        for k in 0..total {
+            let pos = unravel(k, &counts);
+            let mut bpos = 0i64;
+            for i in 0..ndim {
+                idx[i] = sel[i][pos[i] as usize];
+                bpos += pos[i] * bstrides[i];
+            }
+            let l = self.geom.locate(&idx)?;
+            out.push((bpos as usize, l.nchunk, l.chunk_item));
+        }
+        out.sort_by_key(|t| t.1);
+        Ok(out)
+    }
+
+    /// Read an orthogonal selection into the C-order buffer `buf` of shape `bufshape` (which
+    /// must be the shape of the selection, as in C-Blosc2): item `(k0, k1, …)` of the selection
+    /// at that position of the buffer. Negative indices count from the end of their dimension
+    /// (C-Blosc2 reads arbitrary items for them); indices out of range are
+    /// [`Error::InvalidIndex`].
+    pub fn get_orthogonal_selection(
+        &mut self,
+        selection: &[Vec<i64>],
+        buf: &mut [u8],
+        bufshape: &[i64],
+    ) -> Result<()> {
+        let itemsize = self.itemsize();
+        let plan = self.orthogonal_plan(selection, bufshape)?;
+        check_buffer("destination", buf.len(), buffer_len(bufshape, itemsize)?)?;
+        let mut chunk = vec![0u8; self.chunk_nbytes()?];
+        let mut cur = -1;
+        for (bpos, nchunk, item) in plan {
+            if nchunk != cur {
+                self.read_chunk(nchunk, &mut chunk, None)?;
+                cur = nchunk;
+            }
+            let (o, i) = (bpos * itemsize, item as usize * itemsize);
+            buf[o..o + itemsize].copy_from_slice(&chunk[i..i + itemsize]);
+        }
+        Ok(())
+    }
+
+    /// Write an orthogonal selection from the C-order buffer `buf` of shape `bufshape`.
+    pub fn set_orthogonal_selection(
+        &mut self,
+        selection: &[Vec<i64>],
+        buf: &[u8],
+        bufshape: &[i64],
+    ) -> Result<()> {
+        let itemsize = self.itemsize();
+        let plan = self.orthogonal_plan(selection, bufshape)?;
+        check_buffer("source", buf.len(), buffer_len(bufshape, itemsize)?)?;
+        let mut chunk = vec![0u8; self.chunk_nbytes()?];
+        let mut cur = -1;
+        for (bpos, nchunk, item) in plan {
+            if nchunk != cur {
+                if cur >= 0 {
+                    self.write_chunk(cur, &chunk)?;
+                }
+                self.read_chunk(nchunk, &mut chunk, None)?;
+                cur = nchunk;
+            }
+            let (o, i) = (bpos * itemsize, item as usize * itemsize);
+            chunk[i..i + itemsize].copy_from_slice(&buf[o..o + itemsize]);
+        }
+        if cur >= 0 {
+            self.write_chunk(cur, &chunk)?;
+        }
+        Ok(())
+    }
+
+    /// Copy the slice `[start, stop)` into `dst` at `dst_start`, one destination chunk at a
+    /// time.
+    pub fn copy_slice_to<T: BorrowMut<Schunk>>(
+        &mut self,
+        start: &[i64],
+        stop: &[i64],
+        dst: &mut Array<T>,
+        dst_start: &[i64],
+    ) -> Result<()> {
+        self.geom.check_slice(start, stop)?;
+        if dst.itemsize() != self.itemsize() || dst_start.len() != self.ndim() {
+            crate::trace_error!("Arrays of different item sizes or ndim");
+            return Err(Error::InvalidParam);
+        }
+        let dst_stop: Vec<i64> = (0..self.ndim())
+            .map(|i| dst_start[i] + stop[i] - start[i])
+            .collect();
+        let chunks: Vec<ChunkSlice> = dst.geom.slice_chunks(dst_start, &dst_stop)?.collect();
+        for c in chunks {
+            let shape = c.shape();
+            let s: Vec<i64> = (0..self.ndim())
+                .map(|i| c.start[i] - dst_start[i] + start[i])
+                .collect();
+            let e: Vec<i64> = s.iter().zip(&shape).map(|(a, n)| a + n).collect();
+            let mut tmp = vec![0u8; buffer_len(&shape, self.itemsize())?];
+            self.get_slice_cbuffer(&s, &e, &mut tmp, &shape)?;
+            dst.set_slice_cbuffer(&tmp, &shape, &c.start, &c.stop)?;
+        }
+        Ok(())
+    }
+
+    /// Change the shape. With `start`, dimension `i` grows by inserting items at `start[i]`
+    /// or shrinks by removing the items from `start[i]` (as C-Blosc2, a `start[i]` other than
+    /// the end must be a multiple of the chunk shape, and so must the change); without it,
+    /// items are added or removed at the end. New items are zeros.
+    pub fn resize(&mut self, new_shape: &[i64], start: Option<&[i64]>) -> Result<()> {
+        let ndim = self.ndim();
+        if new_shape.len() != ndim || start.is_some_and(|s| s.len() != ndim) {
+            crate::trace_error!("new_shape and start must have ndim items");
+            return Err(Error::InvalidParam);
+        }
+        let shape = self.geom.shape().to_vec();
+        let mut at = Vec::with_capacity(ndim);
+        for i in 0..ndim {
+            let (old, new) = (shape[i], new_shape[i]);
+            if new < 0 {
+                crate::trace_error!("The new shape cannot be negative");
+                return Err(Error::InvalidParam);
+            }
+            let cs = self.geom.chunkshape()[i] as i64;
+            let s = match start {
+                None => old.min(new),
+                Some(st) => st[i],
+            };
+            if new == old {
+                at.push(old);
+                continue;
+            }
+            let delta = (new - old).abs();
+            let ok = if new > old {
+                s == old || (s >= 0 && s < old && cs > 0 && s % cs == 0 && delta % cs == 0)
+            } else {
+                s >= 0
+                    && s + delta <= old
+                    && (s + delta == old || (cs > 0 && s % cs == 0 && delta % cs == 0))
+            };
+            if !ok {
+                crate::trace_error!(
+                    "Cannot resize dimension {i} at {s}: the position and the change must be \
+                     multiples of the chunk shape, or at the end"
+                );
+                return Err(Error::InvalidParam);
+            }
+            at.push(s);
+        }
+        self.rebuild(new_shape, |old, new, itemsize| {
+            // Per dimension, the kept segments: (old start, new start, length).
+            let mut segs: Vec<Vec<(i64, i64, i64)>> = Vec::with_capacity(ndim);
+            for i in 0..ndim {
+                let (o, n, s) = (shape[i], new_shape[i], at[i]);
+                let mut v = vec![(0, 0, s.min(o).min(n))];
+                if n >= o {
+                    v.push((s, s + n - o, o - s));
+                } else {
+                    v.push((s + o - n, s, n - s));
+                }
+                segs.push(v);
+            }
+            copy_segments(&segs, &shape, new_shape, itemsize, old, new)
+        })
+    }
+
+    /// Replace the content by a new one of shape `new_shape` computed from the old one.
+    fn rebuild(
+        &mut self,
+        new_shape: &[i64],
+        f: impl FnOnce(&[u8], &mut [u8], usize) -> Result<()>,
+    ) -> Result<()> {
+        let itemsize = self.itemsize();
+        let geom = Geometry::new(new_shape, self.geom.chunkshape(), self.geom.blockshape())?;
+        let old = self.to_vec()?;
+        let mut new = vec![0u8; buffer_len(new_shape, itemsize)?];
+        f(&old, &mut new, itemsize)?;
+        self.geom = geom;
+        let chunk_nbytes = self.chunk_nbytes()?;
+        let nchunks = self.geom.nchunks();
+        let s: &mut Schunk = self.sc.borrow_mut();
+        while s.nchunks() > 0 {
+            s.delete_chunk(s.nchunks() - 1)?;
+        }
+        if nchunks > 0 {
+            let nitems = nchunks
+                .checked_mul(self.geom.extchunknitems())
+                .ok_or(Error::InvalidParam)?;
+            s.fill_special(nitems, Special::Uninit as i32, chunk_nbytes as i32)?;
+        }
+        self.write_meta()?;
+        let zero = vec![0i64; new_shape.len()];
+        self.set_slice_cbuffer(&new, new_shape, &zero, new_shape)
+    }
+
+    /// Insert the C-order items of `buf` along `axis` at `at` (same rules as
+    /// [`resize`](Self::resize)); the buffer's shape is the array's with `axis` set to
+    /// `buf.len() / (itemsize × product of the other dimensions)`.
+    pub fn insert(&mut self, buf: &[u8], axis: usize, at: i64) -> Result<()> {
+        let ndim = self.ndim();
+        if axis >= ndim {
+            crate::trace_error!("axis ({axis}) must be lower than ndim ({ndim})");
+            return Err(Error::InvalidParam);
+        }
+        let mut other = self.geom.shape().to_vec();
+        other[axis] = 1;
+        let per = buffer_len(&other, self.itemsize())?;
+        if per == 0 {
+            if buf.is_empty() {
+                return Ok(());
+            }
+            crate::trace_error!("Cannot insert into an array with a zero-sized dimension");
+            return Err(Error::InvalidParam);
+        }
+        if buf.len() % per != 0 {
+            crate::trace_error!("The buffer size must be a multiple of the size of a slab");
+            return Err(Error::InvalidParam);
+        }
+        let n = (buf.len() / per) as i64;
+        if n == 0 {
+            return Ok(());
+        }
+        let mut new_shape = self.geom.shape().to_vec();
+        let mut start = new_shape.clone();
+        new_shape[axis] += n;
+        start[axis] = at;
+        self.resize(&new_shape, Some(&start))?;
+        let mut bshape = self.geom.shape().to_vec();
+        bshape[axis] = n;
+        let mut s = vec![0i64; ndim];
+        s[axis] = at;
+        let e: Vec<i64> = s.iter().zip(&bshape).map(|(a, b)| a + b).collect();
+        self.set_slice_cbuffer(buf, &bshape, &s, &e)
+    }
+
+    /// Append the items of `buf` at the end of `axis` (see [`insert`](Self::insert)).
+    pub fn append(&mut self, buf: &[u8], axis: usize) -> Result<()> {
+        let at = *self.geom.shape().get(axis).ok_or_else(|| {
+            crate::trace_error!("axis ({axis}) must be lower than ndim");
+            Error::InvalidParam
+        })?;
+        self.insert(buf, axis, at)
+    }
+
+    /// Remove `len` items of `axis` from `start` (same rules as [`resize`](Self::resize)).
+    pub fn delete(&mut self, axis: usize, start: i64, len: i64) -> Result<()> {
+        let ndim = self.ndim();
+        if axis >= ndim || len < 0 {
+            crate::trace_error!("axis ({axis}) must be lower than ndim and len non-negative");
+            return Err(Error::InvalidParam);
+        }
+        let mut new_shape = self.geom.shape().to_vec();
+        let mut st = new_shape.clone();
+        if len > new_shape[axis] {
+            crate::trace_error!("Cannot delete more items than there are");
+            return Err(Error::InvalidParam);
+        }
+        new_shape[axis] -= len;
+        st[axis] = start;
+        self.resize(&new_shape, Some(&st))
+    }
+
+    /// A copy of the data in a new array on the empty super-chunk `sc` with the chunk and
+    /// block shapes and dtype of `meta` (its shape is replaced by this array's).
+    pub fn copy_to<T: BorrowMut<Schunk>>(&mut self, sc: T, meta: &Meta) -> Result<Array<T>> {
+        let zero = vec![0i64; self.ndim()];
+        let shape = self.geom.shape().to_vec();
+        self.slice_to(sc, meta, &zero, &shape)
+    }
+
+    /// The slice `[start, stop)` as a new array on the empty super-chunk `sc` with the chunk
+    /// and block shapes and dtype of `meta` (its shape is replaced by `stop - start`).
+    pub fn slice_to<T: BorrowMut<Schunk>>(
+        &mut self,
+        sc: T,
+        meta: &Meta,
+        start: &[i64],
+        stop: &[i64],
+    ) -> Result<Array<T>> {
+        self.geom.check_slice(start, stop)?;
+        if meta.ndim() != self.ndim() {
+            crate::trace_error!("The new array must have the same ndim");
+            return Err(Error::InvalidParam);
+        }
+        let mut m = meta.clone();
+        m.shape = stop.iter().zip(start).map(|(b, a)| b - a).collect();
+        let mut dst = Array::create(sc, &m, Fill::Uninit)?;
+        let zero = vec![0i64; self.ndim()];
+        self.copy_slice_to(start, stop, &mut dst, &zero)?;
+        Ok(dst)
+    }
+}
+
+/// A super-chunk in memory holding the chunks and metalayers of `frame` (variable-length
+/// metalayers are not carried over).
+pub fn schunk_from_frame(frame: &Frame) -> Result<Schunk> {
+    let cparams = frame.params().to_cparams();
+    let dparams = crate::params::DParams {
+        typesize: cparams.typesize,
+        ..Default::default()
+    };
+    let mut sc = Schunk::new(cparams, dparams);
+    for m in frame.metalayers() {
+        sc.meta_add(&m.name, &m.content)?;
+    }
+    for n in 0..frame.nchunks() {
+        let c = frame.get_chunk(n)?;
+        sc.append_chunk(c.into_owned())?;
+    }
+    Ok(sc)
+}
+
+/// A contiguous frame (cframe) holding the chunks and metalayers of `sc`, built as C-Blosc2
+/// builds a frame chunk by chunk (zero, NaN and uninitialised chunks become special offsets).
+pub fn schunk_to_cframe(sc: &Schunk) -> Result<Vec<u8>> {
+    let params = FrameParams::from_cparams(sc.cparams(), sc.dparams().nthreads.max(1));
+    let mut f = Frame::create(FrameLocation::Memory, &params, Arc::new(StdIo))?;
+    for m in sc.metalayers() {
+        f.add_metalayer(&m.name, &m.content)?;
+    }
+    for n in 0..sc.nchunks() {
+        f.append_chunk(&sc.get_chunk(n)?)?;
+    }
+    for m in sc.vlmetalayers() {
+        f.set_vlmetalayer(&m.name, &m.content)?;
+    }
+    f.into_bytes()
+}
+
+impl Array<Schunk> {
+    /// The array held in the contiguous frame `cframe` (copied into memory).
+    pub fn from_cframe(cframe: Vec<u8>) -> Result<Array<Schunk>> {
+        let frame = Frame::from_bytes(cframe)?;
+        Array::open(schunk_from_frame(&frame)?)
+    }
+}
+
+impl<S: BorrowMut<Schunk>> Array<S> {
+    /// The array serialised as a contiguous frame (a `.b2nd` file's content).
+    pub fn to_cframe(&self) -> Result<Vec<u8>> {
+        schunk_to_cframe(self.sc.borrow())
+    }
+}
+
+/// Copy boxes made of one segment per dimension from `old` (shape `oshape`) to `new`.
+fn copy_segments(
+    segs: &[Vec<(i64, i64, i64)>],
+    oshape: &[i64],
+    nshape: &[i64],
+    itemsize: usize,
+    old: &[u8],
+    new: &mut [u8],
+) -> Result<()> {
+    let ndim = segs.len();
+    let counts: Vec<i64> = segs.iter().map(|v| v.len() as i64).collect();
+    let total = product(&counts)?;
+    for k in 0..total {
+        let pick = unravel(k, &counts);
+        let mut s = Vec::with_capacity(ndim);
+        let mut d = Vec::with_capacity(ndim);
+        let mut n = Vec::with_capacity(ndim);
+        for i in 0..ndim {
+            let (a, b, l) = segs[i][pick[i] as usize];
+            s.push(a);
+            d.push(b);
+            n.push(l.max(0));
+        }
+        if n.contains(&0) {
+            continue;
+        }
+        let plan = CopyPlan::new(
+            itemsize,
+            &n,
+            Region {
+                pad_shape: oshape,
+                start: &s,
+            },
+            Region {
+                pad_shape: nshape,
+                start: &d,
+            },
+        )?;
+        plan.run(old, new)?;
+    }
+    if ndim == 0 {
+        new[..itemsize].copy_from_slice(&old[..itemsize]);
+    }
+    Ok(())
+}
+
+/// The user buffer of a block copy.
+enum BufRef<'a> {
+    /// Destination.
+    Out(&'a mut [u8]),
+    /// Source.
+    In(&'a [u8]),
+}
+
+/// Concatenate `a` and `b` along `axis` into a new array on the empty super-chunk `sc` with
+/// the chunk and block shapes and dtype of `meta`. The shapes must agree except along `axis`
+/// and the item sizes must be equal.
+pub fn concatenate<A, B, T>(
+    a: &mut Array<A>,
+    b: &mut Array<B>,
+    axis: usize,
+    sc: T,
+    meta: &Meta,
+) -> Result<Array<T>>
+where
+    A: BorrowMut<Schunk>,
+    B: BorrowMut<Schunk>,
+    T: BorrowMut<Schunk>,
+{
+    let shape = concat_shape(a, b, axis)?;
+    let mut m = meta.clone();
+    if m.ndim() != a.ndim() {
+        crate::trace_error!("The new array must have the same ndim");
+        return Err(Error::InvalidParam);
+    }
+    m.shape = shape;
+    let mut dst = Array::create(sc, &m, Fill::Uninit)?;
+    let zero = vec![0i64; a.ndim()];
+    let ashape = a.shape().to_vec();
+    a.copy_slice_to(&zero, &ashape, &mut dst, &zero)?;
+    let mut at = zero.clone();
+    at[axis] = ashape[axis];
+    let bshape = b.shape().to_vec();
+    b.copy_slice_to(&zero, &bshape, &mut dst, &at)?;
+    Ok(dst)
+}
+
+/// Append `b` to `a` along `axis` in place (`a` grows).
+pub fn concatenate_into<A, B>(a: &mut Array<A>, b: &mut Array<B>, axis: usize) -> Result<()>
+where
+    A: BorrowMut<Schunk>,
+    B: BorrowMut<Schunk>,
+{
+    let shape = concat_shape(a, b, axis)?;
+    let mut at = vec![0i64; a.ndim()];
+    at[axis] = a.shape()[axis];
+    a.resize(&shape, None)?;
+    let zero = vec![0i64; b.ndim()];
+    let bshape = b.shape().to_vec();
+    b.copy_slice_to(&zero, &bshape, a, &at)
+}
+
+fn concat_shape<A, B>(a: &Array<A>, b: &Array<B>, axis: usize) -> Result<Vec<i64>>
+where
+    A: BorrowMut<Schunk>,
+    B: BorrowMut<Schunk>,
+{
+    if a.ndim() != b.ndim() || axis >= a.ndim() || a.itemsize() != b.itemsize() {
+        crate::trace_error!("Arrays of different ndim or item sizes, or axis out of range");
+        return Err(Error::InvalidParam);
+    }
+    let mut shape = a.shape().to_vec();
+    for i in 0..a.ndim() {
+        if i != axis && a.shape()[i] != b.shape()[i] {
+            crate::trace_error!("The shapes differ in dimension {i}");
+            return Err(Error::InvalidParam);
+        }
+    }
+    shape[axis] = shape[axis]
+        .checked_add(b.shape()[axis])
+        .ok_or(Error::InvalidParam)?;
+    Ok(shape)
+}
+
+#[cfg(test)]
+mod tests;

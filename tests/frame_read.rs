@@ -1369,3 +1369,35 @@ fn preset_chunksize() {
     let g = Frame::from_bytes(f.to_bytes().unwrap()).unwrap();
     assert_eq!(content(&g), [vec![1u8; 2000], vec![2u8; 4000]].concat());
 }
+
+/// A frame serialised from whole chunks stores zeros/NaN/uninit chunks as special offsets when
+/// the chunk size is fixed, as C-Blosc2's `blosc2_schunk_to_buffer` does (and as its reader
+/// expects), and they still decode.
+#[test]
+fn from_chunks_writes_special_offsets() {
+    let cp = CParams {
+        typesize: 4,
+        ..CParams::default()
+    };
+    let data: Vec<u8> = (0..1000u32).flat_map(|v| v.to_le_bytes()).collect();
+    let chunks = [
+        compress(&cp, &data),
+        special(Special::Zero, 4000, 4),
+        special(Special::Nan, 4000, 4),
+        special(Special::Uninit, 4000, 4),
+        compress(&cp, &data),
+    ];
+    let refs: Vec<&[u8]> = chunks.iter().map(|c| c.as_slice()).collect();
+    let f = Frame::from_chunks(&FrameParams::from_cparams(&cp, 1), &refs, &[], &[]).unwrap();
+    let offsets = f.offsets().unwrap();
+    assert_eq!(offsets[0], 0);
+    assert_eq!(offsets[1] as u64, 0x81u64 << 56);
+    assert_eq!(offsets[2] as u64, 0x82u64 << 56);
+    assert_eq!(offsets[3] as u64, 0x84u64 << 56);
+    assert!(offsets[4] > 0);
+    assert_eq!(f.cbytes(), 2 * chunks[0].len() as i64);
+    let back = Frame::from_bytes(f.to_bytes().unwrap()).unwrap();
+    assert_eq!(back.nchunks(), 5);
+    assert_eq!(decode(&back.get_chunk(1).unwrap()), vec![0u8; 4000]);
+    assert_eq!(decode(&back.get_chunk(4).unwrap()), data);
+}

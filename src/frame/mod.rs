@@ -334,9 +334,11 @@ impl Frame {
         let mut f = Frame::empty(Storage::Memory(Vec::new()), params);
         f.metalayers = metalayers.to_vec();
         f.vlmetalayers = vlmetalayers.to_vec();
-        let mut section = Vec::new();
-        for (i, c) in chunks.iter().enumerate() {
-            let nc = check_new_chunk(c, Error::ChunkAppend)?;
+        let news = chunks
+            .iter()
+            .map(|c| check_new_chunk(c, Error::ChunkAppend))
+            .collect::<Result<Vec<_>>>()?;
+        for (i, nc) in news.iter().enumerate() {
             if i == 0 {
                 f.chunksize = nc.nbytes as i32;
                 f.vl_blocks = nc.vl;
@@ -349,8 +351,23 @@ impl Frame {
                     return Err(Error::ChunkAppend);
                 }
             }
-            f.offsets.push(section.len() as i64);
-            section.extend_from_slice(nc.bytes);
+        }
+        // Whole-chunk zeros/NaN/uninit chunks become special offsets when the chunk size is fixed
+        // (FRAME.md §5), as C-Blosc2 serialises them; C-Blosc2 cannot open a frame that stores
+        // them inline.
+        let mut section = Vec::new();
+        for nc in &news {
+            let special = nc
+                .special
+                .filter(|_| f.chunksize > 0)
+                .and_then(index::special_offset);
+            match special {
+                Some(o) => f.offsets.push(o),
+                None => {
+                    f.offsets.push(section.len() as i64);
+                    section.extend_from_slice(nc.bytes);
+                }
+            }
             f.nbytes += nc.nbytes;
         }
         f.cbytes = section.len() as i64;

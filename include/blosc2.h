@@ -1913,7 +1913,8 @@ int64_t blosc2_schunk_insert_chunk(blosc2_schunk *schunk,
                                    bool copy);
 
 /**
- * Take the frame lock (a no-op returning 0 for in-memory super-chunks).
+ * Take the exclusive frame lock and hold it across several operations (re-entrant; a
+ * no-op returning 0 when locking is off or the super-chunk is in memory).
  *
  * # Safety
  * `schunk` must be a live super-chunk.
@@ -1968,8 +1969,8 @@ blosc2_schunk *blosc2_schunk_open_offset_udio(const char *urlpath,
 BLOSC_EXPORT blosc2_schunk *blosc2_schunk_open_udio(const char *urlpath, const blosc2_io *udio);
 
 /**
- * Re-read the counters of an on-disk super-chunk changed elsewhere (0: already current,
- * always the case in memory).
+ * Re-sync the counters and metalayers of an on-disk super-chunk changed elsewhere: 1 when
+ * they changed, 0 when already current (always the case in memory).
  *
  * # Safety
  * `schunk` must be a live super-chunk.
@@ -2020,7 +2021,8 @@ int64_t blosc2_schunk_to_buffer(blosc2_schunk *schunk,
 BLOSC_EXPORT int64_t blosc2_schunk_to_file(blosc2_schunk *schunk, const char *urlpath);
 
 /**
- * Release the frame lock (a no-op returning 0 for in-memory super-chunks).
+ * Release one level of the frame lock taken with `blosc2_schunk_lock` (a no-op returning 0
+ * when locking is off, the lock is not held or the super-chunk is in memory).
  *
  * # Safety
  * `schunk` must be a live super-chunk.

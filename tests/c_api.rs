@@ -212,6 +212,7 @@ c_programs!(
     test_getitem,
     test_global,
     test_io,
+    test_lock,
     test_meta,
     test_misc,
     test_plugins,

@@ -636,6 +636,12 @@ pub(crate) unsafe fn urlpath_str(p: *const core::ffi::c_char) -> Result<Option<S
     Ok(Some(s.strip_prefix("file:///").unwrap_or(s).to_string()))
 }
 
+/// Whether the `BLOSC_LOCKING` environment variable turns file locking on (set, not empty
+/// and not "0").
+fn locking_env() -> bool {
+    std::env::var_os("BLOSC_LOCKING").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
 /// The I/O back-end selected by a C `blosc2_io` (the native one for the default filesystem).
 ///
 /// # Safety
@@ -644,6 +650,12 @@ pub(crate) unsafe fn core_io(
     io: &blosc2_io,
 ) -> Result<std::sync::Arc<dyn crate::frame::Io>, Error> {
     if io.id as c_int == super::consts::BLOSC2_IO_FILESYSTEM {
+        // SAFETY: the filesystem back-end's params are NULL or a `blosc2_stdio_params`.
+        let asked = unsafe { (io.params as *const super::types::blosc2_stdio_params).as_ref() }
+            .is_some_and(|p| p.locking != 0);
+        if asked || locking_env() {
+            return Ok(std::sync::Arc::new(crate::frame::LockingStdIo));
+        }
         return Ok(std::sync::Arc::new(crate::frame::StdIo));
     }
     // SAFETY: caller's contract.
@@ -1000,6 +1012,37 @@ unsafe fn get_chunk_impl(
     if chunk.is_null() || needs_free.is_null() {
         return Error::NullPointer.code();
     }
+    // Under the shared frame lock (when locking is on), re-synced with the disk first.
+    match h.core.lock(crate::frame::LockMode::Shared) {
+        Ok(true) => {
+            if let Err(e) = h.rebuild_mirrors() {
+                let _ = h.core.unlock();
+                return e.code();
+            }
+            h.sync();
+        }
+        Ok(false) => {}
+        Err(e) => return e.code(),
+    }
+    // SAFETY: out-pointers checked for NULL above.
+    let r = unsafe { lend_chunk(h, nchunk, chunk, needs_free) };
+    let u = h.core.unlock();
+    match u {
+        Err(e) if r >= 0 => e.code(),
+        _ => r,
+    }
+}
+
+/// Hand chunk `nchunk` out (lent when held in memory, else a `malloc` copy).
+///
+/// # Safety
+/// `chunk` and `needs_free` must be writable.
+unsafe fn lend_chunk(
+    h: &mut SchunkHandle,
+    nchunk: i64,
+    chunk: *mut *mut u8,
+    needs_free: *mut bool,
+) -> c_int {
     match h.core.get_chunk(nchunk) {
         Ok(Cow::Borrowed(b)) => {
             // SAFETY: both out-pointers checked for NULL. Chunks held in memory are lent.
@@ -1441,7 +1484,8 @@ pub unsafe extern "C" fn blosc2_schunk_fill_special(
     })
 }
 
-/// Take the frame lock (a no-op returning 0 for in-memory super-chunks).
+/// Take the exclusive frame lock and hold it across several operations (re-entrant; a
+/// no-op returning 0 when locking is off or the super-chunk is in memory).
 ///
 /// # Safety
 /// `schunk` must be a live super-chunk.
@@ -1449,12 +1493,24 @@ pub unsafe extern "C" fn blosc2_schunk_fill_special(
 pub unsafe extern "C" fn blosc2_schunk_lock(schunk: *mut blosc2_schunk) -> c_int {
     // SAFETY: checked for NULL.
     guard(fail(), || match unsafe { handle(schunk) } {
-        Some(_) => 0,
+        Some(h) => {
+            let r = h.core.lock(crate::frame::LockMode::Exclusive);
+            let m = match r {
+                Ok(true) => h.rebuild_mirrors(),
+                _ => Ok(()),
+            };
+            h.sync();
+            match r.and(m) {
+                Ok(_) => 0,
+                Err(e) => e.code(),
+            }
+        }
         None => Error::NullPointer.code(),
     })
 }
 
-/// Release the frame lock (a no-op returning 0 for in-memory super-chunks).
+/// Release one level of the frame lock taken with `blosc2_schunk_lock` (a no-op returning 0
+/// when locking is off, the lock is not held or the super-chunk is in memory).
 ///
 /// # Safety
 /// `schunk` must be a live super-chunk.
@@ -1462,13 +1518,13 @@ pub unsafe extern "C" fn blosc2_schunk_lock(schunk: *mut blosc2_schunk) -> c_int
 pub unsafe extern "C" fn blosc2_schunk_unlock(schunk: *mut blosc2_schunk) -> c_int {
     // SAFETY: checked for NULL.
     guard(fail(), || match unsafe { handle(schunk) } {
-        Some(_) => 0,
+        Some(h) => super::code_of(h.core.unlock().map(|_| 0)),
         None => Error::NullPointer.code(),
     })
 }
 
-/// Re-read the counters of an on-disk super-chunk changed elsewhere (0: already current,
-/// always the case in memory).
+/// Re-sync the counters and metalayers of an on-disk super-chunk changed elsewhere: 1 when
+/// they changed, 0 when already current (always the case in memory).
 ///
 /// # Safety
 /// `schunk` must be a live super-chunk.
@@ -1478,10 +1534,14 @@ pub unsafe extern "C" fn blosc2_schunk_refresh(schunk: *mut blosc2_schunk) -> c_
         // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
         match unsafe { handle(schunk) } {
             Some(h) => {
-                let r = h.core.refresh();
-                let m = h.rebuild_mirrors();
-                match r.and(m) {
-                    Ok(()) => 0,
+                let r = h.core.sync();
+                let m = match r {
+                    Ok(true) => h.rebuild_mirrors(),
+                    _ => Ok(()),
+                };
+                h.sync();
+                match r.and_then(|c| m.map(|_| c)) {
+                    Ok(c) => c as c_int,
                     Err(e) => e.code(),
                 }
             }

@@ -276,6 +276,8 @@ pub(super) fn load(mut storage: Storage) -> Result<Frame> {
         off_len: p.off_len,
         trailer_len: p.trailer_len,
         frame_len: p.fixed.frame_len as u64,
+        lock: None,
+        seen_generation: 0,
     })
 }
 

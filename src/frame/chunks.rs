@@ -2,12 +2,45 @@
 //! with the chunk-size rules of FRAME.md §7 and C-Blosc2's layout of the chunks section.
 
 use super::io::OpenMode;
+use super::LockMode;
 use super::{cframe, check_new_chunk, index, sframe, Frame, NewChunk, OffsetsChunk, Storage};
 use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH};
 use crate::error::{Error, Result};
 use crate::params::CParams;
 
 impl Frame {
+    /// Insert `chunk` at position `n` (under the exclusive frame lock when locking is
+    /// on; the unlocked variant has the details).
+    pub fn insert_chunk(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
+        self.locked(LockMode::Exclusive, |f| f.insert_chunk_unlocked(n, chunk))
+    }
+
+    /// Replace chunk `n` (under the exclusive frame lock when locking is
+    /// on; the unlocked variant has the details).
+    pub fn update_chunk(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
+        self.locked(LockMode::Exclusive, |f| f.update_chunk_unlocked(n, chunk))
+    }
+
+    /// Delete chunk `n` (under the exclusive frame lock when locking is
+    /// on; the unlocked variant has the details).
+    pub fn delete_chunk(&mut self, n: i64) -> Result<i64> {
+        self.locked(LockMode::Exclusive, |f| f.delete_chunk_unlocked(n))
+    }
+
+    /// Reorder the chunks as `order` says (under the exclusive frame lock when locking is
+    /// on; the unlocked variant has the details).
+    pub fn reorder_offsets(&mut self, order: &[i64]) -> Result<()> {
+        self.locked(LockMode::Exclusive, |f| f.reorder_offsets_unlocked(order))
+    }
+
+    /// Fill the frame with special chunks (under the exclusive frame lock when locking is
+    /// on; the unlocked variant has the details).
+    pub fn fill_special(&mut self, nitems: i64, special: Special, chunksize: i32) -> Result<i64> {
+        self.locked(LockMode::Exclusive, |f| {
+            f.fill_special_unlocked(nitems, special, chunksize)
+        })
+    }
+
     /// Uncompressed size of logical chunk `i`.
     fn chunk_nbytes(&self, i: usize) -> Result<i64> {
         if self.offsets[i] < 0 {
@@ -179,7 +212,7 @@ impl Frame {
 
     /// Insert a chunk before logical chunk `n` (`n == nchunks` appends); returns the new number
     /// of chunks.
-    pub fn insert_chunk(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
+    fn insert_chunk_unlocked(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
         let nc = check_new_chunk(chunk, Error::ChunkInsert)?;
         if n < 0 || n > self.nchunks() {
             crate::trace_error!("Cannot insert at position {}", n);
@@ -220,7 +253,7 @@ impl Frame {
     }
 
     /// Replace logical chunk `n`; returns the number of chunks.
-    pub fn update_chunk(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
+    fn update_chunk_unlocked(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
         let nc = check_new_chunk(chunk, Error::ChunkUpdate)?;
         let i = self.check_index(n, Error::InvalidParam)?;
         let nchunks = self.offsets.len();
@@ -296,7 +329,7 @@ impl Frame {
     }
 
     /// Delete logical chunk `n`; returns the new number of chunks.
-    pub fn delete_chunk(&mut self, n: i64) -> Result<i64> {
+    fn delete_chunk_unlocked(&mut self, n: i64) -> Result<i64> {
         let i = self.check_index(n, Error::InvalidParam)?;
         let old_nbytes = self.chunk_nbytes(i)?;
         // A sparse frame deletes the chunk file; a contiguous one leaves the bytes unreferenced
@@ -315,7 +348,7 @@ impl Frame {
     }
 
     /// Reorder the chunks: new chunk `i` is old chunk `order[i]` (a permutation).
-    pub fn reorder_offsets(&mut self, order: &[i64]) -> Result<()> {
+    fn reorder_offsets_unlocked(&mut self, order: &[i64]) -> Result<()> {
         let n = self.offsets.len();
         let mut seen = vec![false; n];
         if order.len() != n {
@@ -344,7 +377,12 @@ impl Frame {
     /// Fill an empty frame with `nitems` items of a special value (zeros, NaN or uninit) in
     /// chunks of `chunksize` bytes, storing only a run-of-value offsets chunk (C-Blosc2's fast
     /// path of `blosc2_schunk_fill_special`). Returns the frame length.
-    pub fn fill_special(&mut self, nitems: i64, special: Special, chunksize: i32) -> Result<i64> {
+    fn fill_special_unlocked(
+        &mut self,
+        nitems: i64,
+        special: Special,
+        chunksize: i32,
+    ) -> Result<i64> {
         let code = index::special_offset(special).ok_or_else(|| {
             crate::trace_error!("Only zeros, NaNs or non-initialized values are supported");
             Error::FrameSpecial

@@ -43,6 +43,12 @@ pub trait Io: Send + Sync {
     fn id(&self) -> u8 {
         0
     }
+
+    /// Whether frames on this back-end serialise their accesses through a sidecar lock file
+    /// (see [`super::lock`]); `false` by default.
+    fn locking(&self) -> bool {
+        false
+    }
 }
 
 /// An open file of an [`Io`] back-end. Dropping it closes the file.
@@ -61,6 +67,20 @@ pub trait IoHandle {
 /// The default back-end: regular files through the operating system's positioned I/O.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct StdIo;
+
+/// [`StdIo`] with file locking on (C-Blosc2's `blosc2_stdio_params.locking`).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct LockingStdIo;
+
+impl Io for LockingStdIo {
+    fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn IoHandle + '_>> {
+        StdIo.open(path, mode)
+    }
+
+    fn locking(&self) -> bool {
+        true
+    }
+}
 
 struct StdHandle {
     file: File,

@@ -1,17 +1,48 @@
 //! Metalayers (header, fixed size) and vlmetalayers (trailer, any size) of a frame
 //! (FRAME.md §3, §6, §7).
 
+use super::LockMode;
 use super::{header, Frame, Metalayer, OffsetsChunk, MAX_METALAYERS, MAX_VLMETALAYERS_WRITE};
 use crate::error::{Error, Result};
 
 impl Frame {
+    /// Add a fixed-size metalayer (under the exclusive frame lock when locking is
+    /// on; the unlocked variant has the details).
+    pub fn add_metalayer(&mut self, name: &str, content: &[u8]) -> Result<usize> {
+        self.locked(LockMode::Exclusive, |f| {
+            f.add_metalayer_unlocked(name, content)
+        })
+    }
+
+    /// Update metalayer `idx` (under the exclusive frame lock when locking is
+    /// on; the unlocked variant has the details).
+    pub fn update_metalayer(&mut self, idx: usize, content: &[u8]) -> Result<()> {
+        self.locked(LockMode::Exclusive, |f| {
+            f.update_metalayer_unlocked(idx, content)
+        })
+    }
+
+    /// Add or replace a variable-length metalayer (under the exclusive frame lock when locking is
+    /// on; the unlocked variant has the details).
+    pub fn set_vlmetalayer(&mut self, name: &str, chunk: &[u8]) -> Result<usize> {
+        self.locked(LockMode::Exclusive, |f| {
+            f.set_vlmetalayer_unlocked(name, chunk)
+        })
+    }
+
+    /// Delete a variable-length metalayer (under the exclusive frame lock when locking is
+    /// on; the unlocked variant has the details).
+    pub fn delete_vlmetalayer(&mut self, name: &str) -> Result<usize> {
+        self.locked(LockMode::Exclusive, |f| f.delete_vlmetalayer_unlocked(name))
+    }
+
     /// The fixed-size metalayers (header).
     pub fn metalayers(&self) -> &[Metalayer] {
         &self.metalayers
     }
 
     /// Add a metalayer (only before the first chunk); returns its index.
-    pub fn add_metalayer(&mut self, name: &str, content: &[u8]) -> Result<usize> {
+    fn add_metalayer_unlocked(&mut self, name: &str, content: &[u8]) -> Result<usize> {
         header::check_name(name)?;
         if self.metalayers.len() >= MAX_METALAYERS {
             crate::trace_error!("Number of metalayers exceeded");
@@ -39,7 +70,7 @@ impl Frame {
     /// Overwrite the start of metalayer `idx` with `content`, which may not be longer than the
     /// existing content (the header cannot change size; a shorter content keeps the old length
     /// and the trailing old bytes, as C-Blosc2 does).
-    pub fn update_metalayer(&mut self, idx: usize, content: &[u8]) -> Result<()> {
+    fn update_metalayer_unlocked(&mut self, idx: usize, content: &[u8]) -> Result<()> {
         let m = self
             .metalayers
             .get_mut(idx)
@@ -66,7 +97,7 @@ impl Frame {
     }
 
     /// Add or replace the vlmetalayer `name` with `chunk` (a Blosc chunk); returns its index.
-    pub fn set_vlmetalayer(&mut self, name: &str, chunk: &[u8]) -> Result<usize> {
+    fn set_vlmetalayer_unlocked(&mut self, name: &str, chunk: &[u8]) -> Result<usize> {
         header::check_name(name)?;
         let old = self.vlmetalayers.clone();
         let idx = match self.vlmetalayers.iter().position(|m| m.name == name) {
@@ -97,7 +128,7 @@ impl Frame {
     }
 
     /// Delete the vlmetalayer `name`; returns the number of vlmetalayers left.
-    pub fn delete_vlmetalayer(&mut self, name: &str) -> Result<usize> {
+    fn delete_vlmetalayer_unlocked(&mut self, name: &str) -> Result<usize> {
         let i = self
             .vlmetalayers
             .iter()

@@ -14,6 +14,7 @@
 pub mod header;
 pub mod index;
 pub mod io;
+pub mod lock;
 pub mod mmap;
 pub mod trailer;
 
@@ -22,7 +23,8 @@ mod chunks;
 mod metalayers;
 mod sframe;
 
-pub use io::{Io, IoHandle, OpenMode, StdIo};
+pub use io::{Io, IoHandle, LockingStdIo, OpenMode, StdIo};
+pub use lock::{FrameLock, LockMode};
 pub use mmap::{MmapIo, MmapMode};
 
 use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH};
@@ -176,6 +178,10 @@ pub struct Frame {
     off_len: u64,
     trailer_len: u64,
     frame_len: u64,
+    /// The sidecar lock when locking is on (disk-based frames whose I/O asks for it).
+    lock: Option<FrameLock>,
+    /// The lock generation the cached state reflects.
+    seen_generation: i64,
 }
 
 impl std::fmt::Debug for Frame {
@@ -244,6 +250,8 @@ impl Frame {
             off_len: 0,
             trailer_len: 0,
             frame_len: 0,
+            lock: None,
+            seen_generation: 0,
         }
     }
 
@@ -269,6 +277,7 @@ impl Frame {
         };
         let mut f = Frame::empty(storage, params);
         f.write_tail(OffsetsChunk::Encode)?;
+        f.setup_lock()?;
         Ok(f)
     }
 
@@ -281,12 +290,12 @@ impl Frame {
                 Err(Error::InvalidParam)
             }
             Location::File { path, offset } => {
-                let storage = Storage::File { path, offset, io };
-                cframe::load(storage)
+                let lock = io.locking().then(|| lock::sidecar_path(&path, false));
+                Frame::load_locked(Storage::File { path, offset, io }, lock)
             }
             Location::Dir(path) => {
-                let storage = Storage::Dir { path, io };
-                cframe::load(storage)
+                let lock = io.locking().then(|| lock::sidecar_path(&path, true));
+                Frame::load_locked(Storage::Dir { path, io }, lock)
             }
         }
     }
@@ -450,9 +459,141 @@ impl Frame {
         Ok(at)
     }
 
-    /// Read the frame again from its storage (after another process changed it). A no-op for
-    /// in-memory frames.
+    /// Read the frame in `storage`, under a shared lock on the sidecar `lock` if given.
+    fn load_locked(storage: Storage, lock: Option<PathBuf>) -> Result<Frame> {
+        let Some(path) = lock else {
+            return cframe::load(storage);
+        };
+        let mut l = FrameLock::new(path);
+        let generation = l.acquire(LockMode::Shared)?.unwrap_or(0);
+        let r = cframe::load(storage);
+        l.release()?;
+        let mut f = r?;
+        f.lock = Some(l);
+        f.seen_generation = generation;
+        Ok(f)
+    }
+
+    /// Turn on the sidecar lock when the I/O back-end asks for it (disk-based frames only).
+    fn setup_lock(&mut self) -> Result<()> {
+        let (path, sparse) = match &self.storage {
+            Storage::File { path, io, .. } if io.locking() => (path, false),
+            Storage::Dir { path, io } if io.locking() => (path, true),
+            _ => return Ok(()),
+        };
+        let mut l = FrameLock::new(lock::sidecar_path(path, sparse));
+        self.seen_generation = l.peek_generation()?;
+        self.lock = Some(l);
+        Ok(())
+    }
+
+    /// Whether the frame serialises its accesses through a sidecar lock file.
+    pub fn is_locking(&self) -> bool {
+        self.lock.is_some()
+    }
+
+    /// Take the frame lock in `mode` (re-entrant; a no-op without locking). When the lock
+    /// is really taken and another handle changed the frame since this one last looked,
+    /// the frame is read again; returns whether that happened.
+    pub fn lock(&mut self, mode: LockMode) -> Result<bool> {
+        let Some(l) = self.lock.as_mut() else {
+            return Ok(false);
+        };
+        let Some(found) = l.acquire(mode)? else {
+            return Ok(false);
+        };
+        let mut changed = false;
+        if found != self.seen_generation {
+            if let Err(e) = self.reload() {
+                if let Some(l) = self.lock.as_mut() {
+                    let _ = l.release();
+                }
+                return Err(e);
+            }
+            changed = true;
+        }
+        self.seen_generation = match mode {
+            LockMode::Exclusive => found.wrapping_add(1),
+            LockMode::Shared => found,
+        };
+        Ok(changed)
+    }
+
+    /// Release one level of the frame lock (a no-op without locking or when not held).
+    pub fn unlock(&mut self) -> Result<()> {
+        match self.lock.as_mut() {
+            Some(l) => l.release(),
+            None => Ok(()),
+        }
+    }
+
+    /// Run `op` holding the frame lock in `mode`.
+    pub(crate) fn locked<T>(
+        &mut self,
+        mode: LockMode,
+        op: impl FnOnce(&mut Frame) -> Result<T>,
+    ) -> Result<T> {
+        self.lock(mode)?;
+        let r = op(self);
+        let u = self.unlock();
+        let v = r?;
+        u?;
+        Ok(v)
+    }
+
+    /// Re-read the frame from its storage if another handle changed it: with locking, under
+    /// a shared lock when the sidecar generation moved; without, by reading it again and
+    /// comparing. Returns whether the cached state changed (C-Blosc2's
+    /// `blosc2_schunk_refresh`). A no-op returning `false` in memory.
+    pub fn sync(&mut self) -> Result<bool> {
+        if self.lock.is_some() {
+            let changed = self.lock(LockMode::Shared)?;
+            self.unlock()?;
+            return Ok(changed);
+        }
+        if matches!(self.storage, Storage::Memory(_)) {
+            return Ok(false);
+        }
+        let before = self.state_key();
+        self.reload()?;
+        Ok(self.state_key() != before)
+    }
+
+    /// What [`Frame::sync`] compares: counters, metalayers and the offsets.
+    fn state_key(&self) -> (i64, i64, i64, u64, Vec<Metalayer>, Vec<Metalayer>) {
+        (
+            self.nbytes,
+            self.cbytes,
+            self.nchunks(),
+            self.frame_len,
+            self.metalayers.clone(),
+            self.vlmetalayers.clone(),
+        )
+    }
+
+    /// Read the frame again keeping the lock state.
+    fn reload(&mut self) -> Result<()> {
+        let lock = self.lock.take();
+        let seen = self.seen_generation;
+        let r = self.reload_storage();
+        self.lock = lock;
+        self.seen_generation = seen;
+        r
+    }
+
+    /// Read the frame again from its storage (after another process changed it), under a
+    /// shared lock when locking is on. A no-op for in-memory frames.
     pub fn refresh(&mut self) -> Result<()> {
+        if self.lock.is_some() {
+            self.lock(LockMode::Shared)?;
+            let r = self.reload();
+            self.unlock()?;
+            return r;
+        }
+        self.reload()
+    }
+
+    fn reload_storage(&mut self) -> Result<()> {
         let storage = match &self.storage {
             Storage::Memory(_) => return Ok(()),
             Storage::File { path, offset, io } => Storage::File {

@@ -4,6 +4,7 @@
 use super::{compress_chunk, Schunk};
 use crate::chunk::{self, header::Header};
 use crate::error::{Error, Result};
+use crate::frame::LockMode;
 use crate::params::{CParams, DParams};
 
 /// Maximum number of metalayers.
@@ -57,7 +58,7 @@ impl Schunk {
     }
 
     /// Add a metalayer; returns its index. At most [`MAX_METALAYERS`]; names must be unique.
-    pub fn meta_add(&mut self, name: &str, content: &[u8]) -> Result<usize> {
+    fn meta_add_unlocked(&mut self, name: &str, content: &[u8]) -> Result<usize> {
         check_name(name)?;
         if self.meta_exists(name).is_ok() {
             crate::trace_error!("Metalayer \"{}\" already exists", name);
@@ -81,7 +82,7 @@ impl Schunk {
     /// Overwrite the start of metalayer `name` with `content`, which may not be longer than the
     /// existing content (the length of the metalayer does not change, as in C-Blosc2; a longer
     /// update is an error here, C-Blosc2 ignores it). Returns its index.
-    pub fn meta_update(&mut self, name: &str, content: &[u8]) -> Result<usize> {
+    fn meta_update_unlocked(&mut self, name: &str, content: &[u8]) -> Result<usize> {
         let i = self.meta_exists(name)?;
         let old = &mut self.metalayers[i].content;
         if content.len() > old.len() {
@@ -106,7 +107,12 @@ impl Schunk {
     }
 
     /// Add a variable-length metalayer, compressing `content` with `cparams`; returns its index.
-    pub fn vlmeta_add(&mut self, name: &str, content: &[u8], cparams: &CParams) -> Result<usize> {
+    fn vlmeta_add_unlocked(
+        &mut self,
+        name: &str,
+        content: &[u8],
+        cparams: &CParams,
+    ) -> Result<usize> {
         check_name(name)?;
         if self.vlmeta_exists(name).is_ok() {
             crate::trace_error!("Variable-length metalayer \"{}\" already exists", name);
@@ -132,7 +138,7 @@ impl Schunk {
     }
 
     /// Replace the content of variable-length metalayer `name`; returns its index.
-    pub fn vlmeta_update(
+    fn vlmeta_update_unlocked(
         &mut self,
         name: &str,
         content: &[u8],
@@ -172,7 +178,7 @@ impl Schunk {
     }
 
     /// Delete variable-length metalayer `name`; returns the number left.
-    pub fn vlmeta_delete(&mut self, name: &str) -> Result<usize> {
+    fn vlmeta_delete_unlocked(&mut self, name: &str) -> Result<usize> {
         let i = self.vlmeta_exists(name)?;
         if let Some(f) = self.frame_mut() {
             f.delete_vlmetalayer(name)?;
@@ -180,5 +186,43 @@ impl Schunk {
         self.vlmetalayers.remove(i);
         self.change_tick += 1;
         Ok(self.vlmetalayers.len())
+    }
+}
+
+impl Schunk {
+    /// Add a fixed-size metalayer; returns its index (under the exclusive frame lock when locking is on).
+    pub fn meta_add(&mut self, name: &str, content: &[u8]) -> Result<usize> {
+        self.locked(LockMode::Exclusive, |s| s.meta_add_unlocked(name, content))
+    }
+
+    /// Update a fixed-size metalayer; returns its index (under the exclusive frame lock when locking is on).
+    pub fn meta_update(&mut self, name: &str, content: &[u8]) -> Result<usize> {
+        self.locked(LockMode::Exclusive, |s| {
+            s.meta_update_unlocked(name, content)
+        })
+    }
+
+    /// Add a variable-length metalayer; returns its index (under the exclusive frame lock when locking is on).
+    pub fn vlmeta_add(&mut self, name: &str, content: &[u8], cparams: &CParams) -> Result<usize> {
+        self.locked(LockMode::Exclusive, |s| {
+            s.vlmeta_add_unlocked(name, content, cparams)
+        })
+    }
+
+    /// Replace a variable-length metalayer; returns its index (under the exclusive frame lock when locking is on).
+    pub fn vlmeta_update(
+        &mut self,
+        name: &str,
+        content: &[u8],
+        cparams: &CParams,
+    ) -> Result<usize> {
+        self.locked(LockMode::Exclusive, |s| {
+            s.vlmeta_update_unlocked(name, content, cparams)
+        })
+    }
+
+    /// Delete a variable-length metalayer; returns the number left (under the exclusive frame lock when locking is on).
+    pub fn vlmeta_delete(&mut self, name: &str) -> Result<usize> {
+        self.locked(LockMode::Exclusive, |s| s.vlmeta_delete_unlocked(name))
     }
 }

@@ -21,6 +21,7 @@ pub use meta::{Metalayer, MAX_METALAYERS, MAX_VLMETALAYERS, METALAYER_NAME_MAXLE
 use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE, MAX_OVERHEAD};
 use crate::chunk::{self, special};
 use crate::error::{Error, Result};
+use crate::frame::LockMode;
 use crate::frame::{Frame, FrameParams};
 use crate::params::{CParams, DParams};
 use std::borrow::Cow;
@@ -266,6 +267,58 @@ impl Schunk {
         }
     }
 
+    /// Take the frame lock in `mode` (re-entrant; a no-op in memory or without locking),
+    /// re-reading counters and metalayers when another handle changed the frame. Returns
+    /// whether that happened.
+    pub fn lock(&mut self, mode: LockMode) -> Result<bool> {
+        let Store::Frame(f) = &mut self.store else {
+            return Ok(false);
+        };
+        let changed = f.lock(mode)?;
+        if changed {
+            self.load_from_frame();
+            self.change_tick += 1;
+        }
+        Ok(changed)
+    }
+
+    /// Release one level of the frame lock taken with [`Schunk::lock`].
+    pub fn unlock(&mut self) -> Result<()> {
+        match &mut self.store {
+            Store::Frame(f) => f.unlock(),
+            Store::Memory(_) => Ok(()),
+        }
+    }
+
+    /// Run `op` holding the frame lock in `mode`.
+    fn locked<T>(
+        &mut self,
+        mode: LockMode,
+        op: impl FnOnce(&mut Schunk) -> Result<T>,
+    ) -> Result<T> {
+        self.lock(mode)?;
+        let r = op(self);
+        let u = self.unlock();
+        let v = r?;
+        u?;
+        Ok(v)
+    }
+
+    /// Re-sync counters and metalayers with the frame on disk when another handle changed it
+    /// (C-Blosc2's `blosc2_schunk_refresh`); returns whether they changed. A no-op returning
+    /// `false` in memory.
+    pub fn sync(&mut self) -> Result<bool> {
+        let Store::Frame(f) = &mut self.store else {
+            return Ok(false);
+        };
+        let changed = f.sync()?;
+        if changed {
+            self.load_from_frame();
+            self.change_tick += 1;
+        }
+        Ok(changed)
+    }
+
     /// Read the frame again from its storage (after another process changed it) and re-read
     /// counters and metalayers. A no-op for in-memory super-chunks.
     pub fn refresh(&mut self) -> Result<()> {
@@ -475,7 +528,7 @@ impl Schunk {
         })
     }
 
-    fn place(&mut self, chunk: impl IntoChunk, op: Op) -> Result<i64> {
+    fn place_unlocked(&mut self, chunk: impl IntoChunk, op: Op) -> Result<i64> {
         let h = check_chunk(chunk.bytes())?;
         let n = self.nchunks() as usize;
         match op {
@@ -566,7 +619,7 @@ impl Schunk {
     }
 
     /// Delete chunk `n`; returns the new number of chunks.
-    pub fn delete_chunk(&mut self, n: i64) -> Result<i64> {
+    fn delete_chunk_unlocked(&mut self, n: i64) -> Result<i64> {
         let i = self.index(n)?;
         match &mut self.store {
             Store::Memory(v) => {
@@ -589,7 +642,7 @@ impl Schunk {
 
     /// Reorder the chunks: the new chunk `i` is the old chunk `order[i]`. `order` must be a
     /// permutation of `0..nchunks`.
-    pub fn reorder_offsets(&mut self, order: &[i64]) -> Result<()> {
+    fn reorder_offsets_unlocked(&mut self, order: &[i64]) -> Result<()> {
         let n = self.nchunks() as usize;
         let mut seen = vec![false; n];
         if order.len() != n {
@@ -659,7 +712,7 @@ impl Schunk {
     /// Decompress chunk `n` into `dst` with `dparams` (chunk number handed to the postfilter:
     /// `n`), skipping the blocks set in `maskout`. `dst` must hold the whole chunk. Returns the
     /// chunk's uncompressed size.
-    pub fn decompress_chunk_with(
+    fn decompress_chunk_with_unlocked(
         &mut self,
         dparams: &DParams,
         n: i64,
@@ -709,7 +762,7 @@ impl Schunk {
     /// Fill an empty super-chunk with `nitems` elements of a special value (zeros, NaNs or
     /// uninitialised) in chunks of `chunksize` bytes (the last one may be shorter). Returns the
     /// number of chunks.
-    pub fn fill_special(&mut self, nitems: i64, special: i32, chunksize: i32) -> Result<i64> {
+    fn fill_special_unlocked(&mut self, nitems: i64, special: i32, chunksize: i32) -> Result<i64> {
         if nitems < 0 || chunksize <= 0 {
             crate::trace_error!("`nitems` must be non-negative and `chunksize` positive");
             return Err(Error::InvalidParam);
@@ -878,3 +931,40 @@ pub(crate) fn compress_chunk(cparams: &CParams, nchunk: i64, src: &[u8]) -> Resu
 
 #[cfg(test)]
 mod tests;
+
+impl Schunk {
+    /// Store a chunk as `op` says (under the exclusive frame lock when locking is on).
+    fn place(&mut self, chunk: impl IntoChunk, op: Op) -> Result<i64> {
+        self.locked(LockMode::Exclusive, |s| s.place_unlocked(chunk, op))
+    }
+
+    /// Delete chunk `n`; returns the new number of chunks (under the exclusive frame lock when locking is on).
+    pub fn delete_chunk(&mut self, n: i64) -> Result<i64> {
+        self.locked(LockMode::Exclusive, |s| s.delete_chunk_unlocked(n))
+    }
+
+    /// Reorder the chunks: the new chunk `i` is the old chunk `order[i]` (under the exclusive frame lock when locking is on).
+    pub fn reorder_offsets(&mut self, order: &[i64]) -> Result<()> {
+        self.locked(LockMode::Exclusive, |s| s.reorder_offsets_unlocked(order))
+    }
+
+    /// Fill an empty super-chunk with `nitems` special items; returns the number of chunks (under the exclusive frame lock when locking is on).
+    pub fn fill_special(&mut self, nitems: i64, special: i32, chunksize: i32) -> Result<i64> {
+        self.locked(LockMode::Exclusive, |s| {
+            s.fill_special_unlocked(nitems, special, chunksize)
+        })
+    }
+
+    /// Decompress chunk `n` into `dst` with `dparams`, skipping the blocks set in `maskout`; returns the chunk's uncompressed size (under the shared frame lock when locking is on).
+    pub fn decompress_chunk_with(
+        &mut self,
+        dparams: &DParams,
+        n: i64,
+        dst: &mut [u8],
+        maskout: Option<&[bool]>,
+    ) -> Result<usize> {
+        self.locked(LockMode::Shared, |s| {
+            s.decompress_chunk_with_unlocked(dparams, n, dst, maskout)
+        })
+    }
+}

@@ -487,6 +487,11 @@ impl Frame {
         Ok(())
     }
 
+    /// How this handle holds the frame lock now (`None`: not held, or no locking).
+    pub fn lock_mode(&self) -> Option<LockMode> {
+        self.lock.as_ref().and_then(|l| l.mode())
+    }
+
     /// Whether the frame serialises its accesses through a sidecar lock file.
     pub fn is_locking(&self) -> bool {
         self.lock.is_some()

@@ -354,3 +354,61 @@ fn frame_stores_follow_the_memory_model() {
     drop(all);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Two handles on one locked frame: each write re-syncs with the other's changes first, so
+/// appends from both land one after the other, and `sync` tells whether anything changed.
+#[test]
+fn locked_frame_handles_see_each_other() {
+    use crate::frame::{Frame, Location, LockMode, LockingStdIo};
+    let dir = std::env::temp_dir().join(format!("b2rs-schunk-lock-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for sparse in [false, true] {
+        let path = dir.join(if sparse { "l.b2sframe" } else { "l.b2frame" });
+        let loc = if sparse {
+            Location::Dir(path.clone())
+        } else {
+            Location::File {
+                path: path.clone(),
+                offset: 0,
+            }
+        };
+        let io = || -> Arc<dyn crate::frame::Io> { Arc::new(LockingStdIo) };
+        let p = params(4);
+        let fp = crate::frame::FrameParams::from_cparams(&p, 1);
+        let mut a = Schunk::with_frame(
+            p.clone(),
+            DParams::default(),
+            Frame::create(loc.clone(), &fp, io()).unwrap(),
+        );
+        assert!(a.frame().unwrap().is_locking());
+        a.append_buffer(&ramp(4000, 1)).unwrap();
+        let mut b = Schunk::from_frame(Frame::open(loc, io()).unwrap(), DParams::default());
+        assert_eq!(b.nchunks(), 1);
+        assert!(!b.sync().unwrap());
+        assert_eq!(a.append_buffer(&ramp(4000, 2)).unwrap(), 2);
+        // `b` is stale, but its append happens after re-reading the frame under the lock.
+        assert_eq!(b.nchunks(), 1);
+        assert_eq!(b.append_buffer(&ramp(4000, 3)).unwrap(), 3);
+        assert!(a.sync().unwrap());
+        assert!(!a.sync().unwrap());
+        assert_eq!(a.nchunks(), 3);
+        let mut out = vec![0u8; 4000];
+        for k in 0..3 {
+            a.decompress_chunk(k, &mut out).unwrap();
+            assert_eq!(out, ramp(4000, k as u32 + 1));
+        }
+        // A bracket nests; the frame lock is released at the outermost level only.
+        a.lock(LockMode::Exclusive).unwrap();
+        a.append_buffer(&ramp(4000, 4)).unwrap();
+        assert_eq!(a.frame().unwrap().lock_mode(), Some(LockMode::Exclusive));
+        a.unlock().unwrap();
+        assert_eq!(a.frame().unwrap().lock_mode(), None);
+        b.decompress_chunk(3, &mut out).unwrap();
+        assert_eq!(b.nchunks(), 4);
+        assert_eq!(out, ramp(4000, 4));
+        let lock = crate::frame::lock::sidecar_path(&path, sparse);
+        assert_eq!(std::fs::read(lock).unwrap().len(), 16);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

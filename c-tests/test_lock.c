@@ -63,6 +63,9 @@ static blosc2_schunk *new_locked(const char *path, bool contiguous, blosc2_io *i
   st.contiguous = contiguous;
   st.urlpath = (char *)path;
   st.io = io;
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = sizeof(int32_t);
+  st.cparams = &cp;
   return blosc2_schunk_new(&st);
 }
 
@@ -155,6 +158,20 @@ static void check_refresh(bool locking) {
   CHECK_EQ(blosc2_schunk_refresh(w), 0);
   CHECK_EQ(blosc2_schunk_decompress_chunk(r, 1, o, sizeof o), (int)sizeof o);
   CHECK_MEM(o, d, sizeof d);
+  /* Chunk access checks the number against the counters as they are; slices
+     and vlmetalayers see the other handle's changes. */
+  CHECK_EQ(blosc2_schunk_append_buffer(w, d, sizeof d), 3);
+  CHECK_EQ(blosc2_vlmeta_add(w, "v", (uint8_t *)"hi", 2, NULL), 0);
+  CHECK_LT(blosc2_schunk_decompress_chunk(r, 2, o, sizeof o), 0);
+  CHECK_EQ(r->nchunks, 2);
+  int32_t all[3 * N];
+  CHECK_EQ(blosc2_schunk_get_slice_buffer(r, 0, 3 * N, all), 0);
+  CHECK_EQ(r->nchunks, 3);
+  CHECK_MEM(all + 2 * N, d, sizeof d);
+  CHECK_EQ(blosc2_vlmeta_exists(r, "v"), 0);
+  CHECK_EQ(r->nvlmetalayers, 1);
+  CHECK_EQ(blosc2_schunk_refresh(r), 0);
+  CHECK_EQ(blosc2_schunk_decompress_chunk(r, 2, o, sizeof o), (int)sizeof o);
   /* lock/unlock on a handle without locking: no-ops returning 0. */
   CHECK_EQ(blosc2_schunk_lock(r), 0);
   CHECK_EQ(blosc2_schunk_unlock(r), 0);

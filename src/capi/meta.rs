@@ -178,6 +178,9 @@ pub unsafe extern "C" fn blosc2_vlmeta_exists(
         let Some(h) = (unsafe { handle(schunk) }) else {
             return Error::InvalidParam.code();
         };
+        if let Err(e) = h.resync() {
+            return e.code();
+        }
         // SAFETY: the caller guarantees a C string.
         result(unsafe { name_of(name) }.and_then(|n| h.core.vlmeta_exists(n)))
     })
@@ -310,6 +313,9 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
         };
         if content.is_null() || content_len.is_null() {
             return Error::InvalidParam.code();
+        }
+        if let Err(e) = h.resync() {
+            return e.code();
         }
         // SAFETY: the caller guarantees a C string.
         let r = unsafe { name_of(name) }.and_then(|n| {

@@ -219,6 +219,16 @@ impl SchunkHandle {
         &mut self.c
     }
 
+    /// Re-sync with the frame on disk when another handle changed it (counters, metalayers
+    /// and their C mirrors), as C-Blosc2's data-access functions do.
+    pub(crate) fn resync(&mut self) -> Result<(), Error> {
+        if self.core.sync()? {
+            self.rebuild_mirrors()?;
+            self.sync();
+        }
+        Ok(())
+    }
+
     /// Counters and the current chunk, also handed to the contexts' pre/postfilters.
     pub(crate) fn sync(&mut self) {
         let s = &self.core;
@@ -1012,6 +1022,11 @@ unsafe fn get_chunk_impl(
     if chunk.is_null() || needs_free.is_null() {
         return Error::NullPointer.code();
     }
+    // Like C-Blosc2, the chunk number is checked against the counters as they are.
+    if nchunk < 0 || nchunk >= h.core.nchunks() {
+        // SAFETY: out-pointers checked for NULL above.
+        return unsafe { lend_chunk(h, nchunk, chunk, needs_free) };
+    }
     // Under the shared frame lock (when locking is on), re-synced with the disk first.
     match h.core.lock(crate::frame::LockMode::Shared) {
         Ok(true) => {
@@ -1182,6 +1197,10 @@ pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
         let Some(h) = (unsafe { handle(schunk) }) else {
             return Error::NullPointer.code();
         };
+        // Like C-Blosc2, slices see what other handles wrote to the frame.
+        if let Err(e) = h.resync() {
+            return e.code();
+        }
         let len = match range_len(h, start, stop) {
             Ok(n) => n,
             Err(e) => return e.code(),

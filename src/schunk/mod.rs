@@ -963,6 +963,10 @@ impl Schunk {
         dst: &mut [u8],
         maskout: Option<&[bool]>,
     ) -> Result<usize> {
+        // Like C-Blosc2, the chunk number is checked against the counters as they are.
+        if self.index(n).is_err() {
+            return self.decompress_chunk_with_unlocked(dparams, n, dst, maskout);
+        }
         self.locked(LockMode::Shared, |s| {
             s.decompress_chunk_with_unlocked(dparams, n, dst, maskout)
         })

@@ -136,6 +136,9 @@ pub struct CParams {
     /// Typesize of the super-chunk the chunk belongs to (bytedelta with meta 0 uses it as its
     /// plane count); `None` outside a super-chunk.
     pub schunk_typesize: Option<i32>,
+    /// Shapes of the b2nd array the chunk belongs to (the super-chunk's "b2nd" metalayer), for
+    /// the n-dimensional plugins (NDLZ, NDCELL, NDMEAN, ZFP); `None` outside a b2nd array.
+    pub b2nd: Option<Arc<crate::b2nd::Meta>>,
     /// Write the 16-byte Blosc 1.x header layout (C-Blosc2's `BLOSC_BLOSC1_COMPAT`): filters
     /// recorded as flags, no zero/run streams, no special chunks.
     pub basic_header: bool,
@@ -159,6 +162,7 @@ impl Default for CParams {
             owner: 0,
             instr_codec: false,
             schunk_typesize: None,
+            b2nd: None,
             basic_header: false,
         }
     }
@@ -198,6 +202,9 @@ pub struct DParams {
     /// Typesize of the super-chunk the chunk belongs to (bytedelta with meta 0 uses it as its
     /// plane count); `None` outside a super-chunk.
     pub schunk_typesize: Option<i32>,
+    /// Shapes of the b2nd array the chunk belongs to (the super-chunk's "b2nd" metalayer), for
+    /// the n-dimensional plugins (NDLZ, NDCELL, NDMEAN, ZFP); `None` outside a b2nd array.
+    pub b2nd: Option<Arc<crate::b2nd::Meta>>,
 }
 
 impl Default for DParams {
@@ -209,6 +216,7 @@ impl Default for DParams {
             nchunk: -1,
             owner: 0,
             schunk_typesize: None,
+            b2nd: None,
         }
     }
 }

@@ -64,6 +64,7 @@ pub(crate) fn cparams_from_c(c: &blosc2_cparams) -> CParams {
         owner: c.schunk as usize,
         instr_codec: c.instr_codec != 0,
         schunk_typesize: schunk_typesize(c.schunk),
+        b2nd: None,
         basic_header: false,
     }
 }
@@ -77,6 +78,7 @@ pub(crate) fn dparams_from_c(c: &blosc2_dparams) -> DParams {
         nchunk: -1,
         owner: c.schunk as usize,
         schunk_typesize: schunk_typesize(c.schunk),
+        b2nd: None,
     }
 }
 

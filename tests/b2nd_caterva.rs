@@ -22,7 +22,9 @@ use std::time::Duration;
 const NAMES: [&str; 5] = ["i4_2d", "u1_1d", "f8_3d", "s6_4d", "i8_empty"];
 
 fn build(scratch: &common::Scratch, ref_dir: &Path, prog: &str, lib: Lib) -> PathBuf {
-    let src = common::repo_root().join("tests/c").join(format!("{prog}.c"));
+    let src = common::repo_root()
+        .join("tests/c")
+        .join(format!("{prog}.c"));
     let tag = if lib == Lib::Ref { "ref" } else { "ours" };
     let out = scratch.path(&format!("{prog}-{tag}"));
     common::compile_c(&src, &out, lib, ref_dir).unwrap();
@@ -89,11 +91,26 @@ fn caterva_arrays_both_ways() {
     let want = dump(&dump_ref, &by_ref);
     assert_eq!(want.len(), NAMES.len(), "{want:?}");
     for l in &want {
-        assert!(l.contains("dtype=(null)") && l.ends_with("metas=caterva"), "{l}");
+        assert!(
+            l.contains("dtype=(null)") && l.ends_with("metas=caterva"),
+            "{l}"
+        );
     }
-    assert_eq!(dump(&dump_ours, &by_ref), want, "b2rs reading the reference's files");
-    assert_eq!(dump(&dump_ref, &by_ours), want, "the reference reading b2rs's files");
-    assert_eq!(dump(&dump_ours, &by_ours), want, "b2rs reading its own files");
+    assert_eq!(
+        dump(&dump_ours, &by_ref),
+        want,
+        "b2rs reading the reference's files"
+    );
+    assert_eq!(
+        dump(&dump_ref, &by_ours),
+        want,
+        "the reference reading b2rs's files"
+    );
+    assert_eq!(
+        dump(&dump_ours, &by_ours),
+        want,
+        "b2rs reading its own files"
+    );
     rust_core_reads(&by_ref);
     rust_core_reads(&by_ours);
 }

@@ -10,7 +10,7 @@ use super::worker::{parallel_for, with_worker, Worker};
 use crate::codecs::{self, CDict, StreamInfo};
 use crate::error::{Error, Result};
 use crate::params::{filter_id, CParams, PrefilterArgs};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 
 /// Chunk format version written for regular chunks.
 pub const VERSION_FORMAT_STABLE: u8 = 5;
@@ -172,27 +172,59 @@ fn write_memcpyed(plan: &Plan, data: &[u8], dst: &mut [u8], upfront: bool) -> Re
     Ok(total)
 }
 
-thread_local! {
-    /// Staging buffer of the parallel compression on this (calling) thread, kept between calls.
-    static STAGING: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+/// The in-order placement of compressed blocks in the destination (parallel compression).
+struct Commit<'d> {
+    /// The next block to place.
+    next: usize,
+    /// Where it goes.
+    pos: usize,
+    /// Every block so far fits in the destination.
+    fits: bool,
+    /// Every block so far is a run of zeros only.
+    all_zero_runs: bool,
+    /// The first error of a block.
+    error: Option<Error>,
+    /// The chunk being written.
+    dst: &'d mut [u8],
 }
 
-/// Staging buffers larger than this are freed after the call instead of kept.
-const STAGING_KEEP: usize = 64 << 20;
-
-/// This thread's staging buffer, at least `n` bytes long (taken: a nested call gets its own).
-fn take_staging(n: usize) -> Vec<u8> {
-    let mut v = STAGING.with(|s| std::mem::take(&mut *s.borrow_mut()));
-    if v.len() < n {
-        v.resize(n, 0);
-    }
-    v
-}
-
-/// Give the staging buffer back for the next call.
-fn put_staging(v: Vec<u8>) {
-    if v.len() <= STAGING_KEEP {
-        STAGING.with(|s| *s.borrow_mut() = v);
+impl Commit<'_> {
+    /// Place block `j` (its streams in `out`, as `r` says), recording its start in the
+    /// block-start table after the `hl`-byte header.
+    fn place(
+        &mut self,
+        hl: usize,
+        j: usize,
+        nstreams: usize,
+        r: Result<Option<usize>>,
+        out: &[u8],
+    ) {
+        if !self.fits || self.error.is_some() {
+            return;
+        }
+        let n = match r {
+            Ok(Some(n)) => n,
+            Ok(None) => {
+                self.fits = false;
+                return;
+            }
+            Err(e) => {
+                self.error = Some(e);
+                return;
+            }
+        };
+        let pos = self.pos;
+        if pos + n > self.dst.len() {
+            self.fits = false;
+            return;
+        }
+        let block = &out[..n];
+        if n != 4 * nstreams || block.iter().any(|&b| b != 0) {
+            self.all_zero_runs = false;
+        }
+        self.dst[hl + 4 * j..hl + 4 * j + 4].copy_from_slice(&(pos as i32).to_le_bytes());
+        self.dst[pos..pos + n].copy_from_slice(block);
+        self.pos += n;
     }
 }
 
@@ -423,83 +455,81 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
             Ok(true)
         })?
     } else {
-        // Parallel: each block is compressed into its own slot of a staging buffer (reused
-        // across calls), then the slots are laid out in order.
+        // Parallel: each worker compresses a block into its own scratch buffer, then copies it
+        // to the destination in block order (the layout is the serial one, whatever the
+        // timing). Blocks are handed out in increasing order, so the predecessor a finished
+        // block waits for is always being worked on: the wait is short and cannot deadlock.
         let nstreams_max = if plan.split { plan.typesize.max(1) } else { 1 };
         let budget = plan.blocksize + 4 * plan.typesize.max(nstreams_max);
         let slot = budget + 4 * nstreams_max + 1;
-        let mut staging = take_staging(slot * plan.nblocks);
-        let slots: Vec<Mutex<&mut [u8]>> = staging
-            .chunks_mut(slot)
-            .take(plan.nblocks)
-            .map(Mutex::new)
-            .collect();
-        let results: Vec<Mutex<Option<Result<Option<usize>>>>> =
-            (0..plan.nblocks).map(|_| Mutex::new(None)).collect();
-        parallel_for(nthreads, plan.nblocks, &|j| {
-            let mut out = slots[j].lock().unwrap_or_else(|e| e.into_inner());
-            let r = with_worker(|w: &mut Worker| -> Result<Option<usize>> {
-                let bsize = plan.bsize(j);
-                let off = j * plan.blocksize;
-                let nstreams = plan.nstreams(j);
-                let (codec, a, b, _) = w.buffers(plan.blocksize);
-                let filtered: &[u8] = match &filtered_all {
-                    Some(f) => &f[off..off + bsize],
-                    None => pipeline::forward(
-                        &pinfo,
-                        data,
-                        off,
-                        &data[off..off + bsize],
-                        &mut a[..bsize],
-                        &mut b[..bsize],
-                    )?,
-                };
-                encode_streams(
-                    codec,
-                    params,
-                    filtered,
-                    nstreams,
-                    &mut out,
-                    budget,
-                    cdict.as_ref(),
-                    hdr_bytes,
-                )
-            });
-            *results[j].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+        let commit = Mutex::new(Commit {
+            next: 0,
+            pos,
+            fits: true,
+            all_zero_runs: true,
+            error: None,
+            dst: &mut *dst,
         });
-        drop(slots);
-        let mut fits = true;
-        for (j, cell) in results.into_iter().enumerate() {
-            let r = cell
-                .into_inner()
-                .unwrap_or_else(|e| e.into_inner())
-                .ok_or(Error::ThreadCreate)?;
-            let n = match r {
-                Ok(Some(n)) => n,
-                Ok(None) => {
-                    fits = false;
-                    break;
+        let turn = Condvar::new();
+        parallel_for(nthreads, plan.nblocks, &|j| {
+            with_worker(|w: &mut Worker| {
+                let (codec, a, b, c) = w.buffers(slot);
+                // Skip the work once the chunk is known not to fit or to have failed.
+                let skip = {
+                    let st = commit.lock().unwrap_or_else(|e| e.into_inner());
+                    !st.fits || st.error.is_some()
+                };
+                let r: Result<Option<usize>> = if skip {
+                    Ok(None)
+                } else {
+                    // A panic must not leave the blocks after this one waiting for their turn.
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        let bsize = plan.bsize(j);
+                        let off = j * plan.blocksize;
+                        let filtered: &[u8] = match &filtered_all {
+                            Some(f) => &f[off..off + bsize],
+                            None => pipeline::forward(
+                                &pinfo,
+                                data,
+                                off,
+                                &data[off..off + bsize],
+                                &mut a[..bsize],
+                                &mut b[..bsize],
+                            )?,
+                        };
+                        encode_streams(
+                            codec,
+                            params,
+                            filtered,
+                            plan.nstreams(j),
+                            &mut c[..slot],
+                            budget,
+                            cdict.as_ref(),
+                            hdr_bytes,
+                        )
+                    }))
+                    .unwrap_or(Err(Error::Failure))
+                };
+                let mut st = commit.lock().unwrap_or_else(|e| e.into_inner());
+                while st.next != j {
+                    st = turn.wait(st).unwrap_or_else(|e| e.into_inner());
                 }
-                Err(e) => {
-                    put_staging(staging);
-                    return Err(e);
-                }
-            };
-            if pos + n > dst.len() {
-                fits = false;
-                break;
-            }
-            let block = &staging[j * slot..j * slot + n];
-            let nstreams = plan.nstreams(j);
-            if n != 4 * nstreams || block.iter().any(|&b| b != 0) {
-                all_zero_runs = false;
-            }
-            dst[hl + 4 * j..hl + 4 * j + 4].copy_from_slice(&(pos as i32).to_le_bytes());
-            dst[pos..pos + n].copy_from_slice(block);
-            pos += n;
+                st.place(hl, j, plan.nstreams(j), r, c);
+                st.next += 1;
+                drop(st);
+                turn.notify_all();
+            })
+        });
+        let st = commit.into_inner().unwrap_or_else(|e| e.into_inner());
+        if st.next != plan.nblocks {
+            return Err(Error::ThreadCreate);
         }
-        put_staging(staging);
-        fits
+        if let Some(e) = st.error {
+            return Err(e);
+        }
+        all_zero_runs = st.all_zero_runs;
+        pos = st.pos;
+        st.fits
     };
 
     if !fits {

@@ -20,7 +20,10 @@ impl Worker {
     pub fn buffers(&mut self, n: usize) -> (&mut CodecState, &mut [u8], &mut [u8], &mut [u8]) {
         for t in self.tmp.iter_mut() {
             if t.len() < n {
-                t.resize(n, 0);
+                // A fresh zeroed allocation (calloc): large ones come as untouched pages, so
+                // a buffer a pipeline never uses does not add to the resident size.
+                *t = Vec::new();
+                *t = vec![0u8; n];
             }
         }
         let [a, b, c] = &mut self.tmp;

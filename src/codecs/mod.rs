@@ -23,6 +23,9 @@ pub const ZLIB: u8 = 4;
 /// Public codec id of Zstd.
 pub const ZSTD: u8 = 5;
 
+/// First codec id that is not one of Blosc's own (`BLOSC_LAST_CODEC`).
+pub const LAST_CODEC: u8 = 6;
+
 /// Chunk-format code (`flags >> 5`) telling that the codec id is in header byte 22.
 pub const UDCODEC_FORMAT: u8 = 6;
 

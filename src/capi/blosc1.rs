@@ -308,7 +308,9 @@ pub unsafe extern "C" fn blosc1_set_compressor(compname: *const c_char) -> c_int
         // changes); an unknown name is stored as code -1, so compressing then fails (-7) and
         // `blosc1_get_compressor` returns NULL.
         if code >= crate::codecs::LAST_CODEC as c_int {
-            crate::trace_error!("User defined codecs cannot be set here. Use Blosc2 mechanism instead.");
+            crate::trace_error!(
+                "User defined codecs cannot be set here. Use Blosc2 mechanism instead."
+            );
             return crate::Error::CodecSupport.code();
         }
         COMPRESSOR.store(code as u8, Ordering::Relaxed);

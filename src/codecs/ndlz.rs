@@ -266,13 +266,13 @@ impl Encoder<'_> {
         let anchor = self.op;
         self.tab_cell[hash_cell] = (anchor + 1) as u32;
         if update_triple[0] != 0 {
-            for h in 0..T {
-                self.tab_triple[up.hash_triple[h] as usize] = update_triple[h];
+            for (&h, &u) in up.hash_triple.iter().zip(update_triple) {
+                self.tab_triple[h as usize] = u;
             }
         }
         if update_pair[0] != 0 {
-            for h in 0..P {
-                self.tab_pair[up.hash_pair[h] as usize] = update_pair[h];
+            for (&h, &u) in up.hash_pair.iter().zip(update_pair) {
+                self.tab_pair[h as usize] = u;
             }
         }
         self.put(&[TOKEN_LITERAL]);
@@ -280,6 +280,7 @@ impl Encoder<'_> {
     }
 
     /// One full 4×4 cell (`ndlz4_compress`).
+    #[allow(clippy::needless_range_loop)] // row indices, as in the reference
     fn cell4(&mut self, cell: &[u8; 16], up: &mut Updates<2, 3>) {
         let (hash_cell, done) = self.same_or_cell_match(cell);
         if done {
@@ -395,6 +396,7 @@ impl Encoder<'_> {
     }
 
     /// One full 8×8 cell (`ndlz8_compress`).
+    #[allow(clippy::needless_range_loop)] // row indices, as in the reference
     fn cell8(&mut self, cell: &[u8; 64], up: &mut Updates<6, 7>) {
         let (hash_cell, done) = self.same_or_cell_match(cell);
         if done {
@@ -658,7 +660,7 @@ fn decode_match8(inp: &Input<'_>, token: u8, cur: i64, out: &mut [u8; 64]) -> Re
         }
     };
     let row = (token & 7) as usize;
-    if row + nrows - 1 >= 8 {
+    if row + nrows > 8 {
         crate::trace_error!("Row match out of bounds");
         return Err(Error::Failure);
     }
@@ -750,7 +752,7 @@ mod tests {
         assert!(n > 0);
         let mut out = vec![0u8; 64];
         for cut in [0, 7, 9, n / 2, n - 1] {
-            assert!(decompress(4, &dst[..cut], &mut out).map_or(true, |k| k != 64));
+            assert!(decompress(4, &dst[..cut], &mut out) != Ok(64));
         }
         let mut bad = dst[..n].to_vec();
         bad[9] = 0xC0;

@@ -1,8 +1,9 @@
 """Helper of tests/nd_plugins.rs: python-blosc2 (the reference) writes and reads b2nd arrays
 made with the n-dimensional plugins (NDLZ codec, NDCELL and NDMEAN filters).
 
-  python3 nd_plugins.py write DIR   -> DIR/p<k>.b2nd (+ .src: input bytes, .dec: what the
-                                       reference decodes, or .err), manifest on stdout
+  python3 nd_plugins.py write DIR   -> DIR/<name>.b2nd (+ .src: input bytes, .dec: what the
+                                       reference decodes), manifest on stdout (last field: ok,
+                                       err = cannot decode, nowrite = cannot compress)
   python3 nd_plugins.py read DIR    -> reads DIR/manifest.txt (written by b2rs) and compares
 """
 import sys, os
@@ -32,6 +33,13 @@ CASES = [
     ("ndmean2_cut", (30, 40), (30, 40), (10, 10), 'f8', C.ZSTD, 0, [F.NDMEAN], [3]),
     ("ndmean2_thin", (20, 20), (20, 20), (2, 10), 'f4', C.ZSTD, 0, [F.NDMEAN], [4]),
     ("ndmean4", (6, 7, 8, 9), (6, 7, 8, 9), (3, 7, 4, 9), 'f8', C.ZSTD, 0, [F.NDMEAN], [3]),
+    # blocks smaller than a cell: NDLZ stores them raw, NDCELL cannot compress them
+    ("ndlz4_tiny", (10, 10), (6, 6), (3, 3), 'u1', C.NDLZ, 4, [], []),
+    ("ndlz8_small", (20, 20), (10, 10), (5, 10), 'u1', C.NDLZ, 8, [], []),
+    ("ndcell_small", (10, 10), (6, 6), (3, 3), 'f4', C.LZ4, 0, [F.NDCELL], [4]),
+    # NDLZ on a 3-D array, and on 2-byte items: the reference cannot compress them
+    ("ndlz_3d", (8, 8, 8), (8, 8, 8), (4, 4, 4), 'u1', C.NDLZ, 4, [], []),
+    ("ndlz_i2", (32, 32), (16, 16), (8, 8), 'i2', C.NDLZ, 4, [], []),
 ]
 
 
@@ -65,8 +73,15 @@ def write(d):
         path = os.path.join(d, f"{name}.b2nd")
         with open(path + '.src', 'wb') as f:
             f.write(arr.tobytes())
-        a = blosc2.asarray(arr, urlpath=path, mode='w', chunks=chunks, blocks=blocks,
+        j = lambda v: ",".join(str(getattr(x, "value", x)) for x in v)
+        line = [name, j(shape), j(chunks), j(blocks), np.dtype(dt).str, str(codec.value),
+                str(cm), j(filters), j(fmeta)]
+        try:
+            blosc2.asarray(arr, urlpath=path, mode='w', chunks=chunks, blocks=blocks,
                            cparams=cparams(codec, cm, filters, fmeta))
+        except Exception:
+            print(';'.join(line + ['nowrite']))
+            continue
         try:
             dec = blosc2.open(path)[...]
             with open(path + '.dec', 'wb') as f:
@@ -74,9 +89,7 @@ def write(d):
             status = 'ok'
         except Exception as e:
             status = 'err'
-        j = lambda v: ",".join(str(getattr(x, "value", x)) for x in v)
-        print(';'.join([name, j(shape), j(chunks), j(blocks), np.dtype(dt).str, str(codec.value),
-                        str(cm), j(filters), j(fmeta), status]))
+        print(';'.join(line + [status]))
 
 
 def read(d):

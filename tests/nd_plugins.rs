@@ -8,7 +8,9 @@
 //!   exactly what the reference decodes (for the lossless ones: the input); every chunk of the
 //!   lossless ones, decoded and compressed again by b2rs, is byte-identical to the reference's;
 //!   where the reference cannot decode its own chunks (NDMEAN with a block thinner than the
-//!   cell along the first dimension) b2rs fails too.
+//!   cell along the first dimension) b2rs fails too, and where the reference cannot make the
+//!   array at all (NDCELL blocks smaller than a cell, NDLZ on 3-D or 2-byte items, NDLZ blocks
+//!   whose streams get less than 9 bytes of room) b2rs refuses it too.
 //! * `nd_plugins_b2rs_written_read_by_reference`: b2rs writes the same arrays from the same
 //!   input; the reference decodes them to exactly what b2rs decodes and what it decodes from
 //!   its own arrays, and every chunk is byte-identical to the reference's.
@@ -76,6 +78,8 @@ struct Case {
     filters_meta: Vec<u8>,
     /// Whether the reference decodes its own array.
     decodes: bool,
+    /// Whether the reference could make the array at all.
+    written: bool,
 }
 
 impl Case {
@@ -93,6 +97,7 @@ impl Case {
             filters: list(f[7]),
             filters_meta: list(f[8]),
             decodes: f[9] == "ok",
+            written: f[9] != "nowrite",
         }
     }
 
@@ -158,10 +163,27 @@ fn nd_plugins_reference_written_read_by_b2rs() {
     }
     let scratch = common::Scratch::new("nd_plugins", "reference_written");
     let cases = cases(&run_python("write", &scratch.dir));
-    assert!(cases.len() >= 19, "only {} cases", cases.len());
-    let (mut chunks_checked, mut failing) = (0, 0);
+    assert!(cases.len() >= 24, "only {} cases", cases.len());
+    let (mut chunks_checked, mut failing, mut refused) = (0, 0, 0);
     for c in &cases {
         let path = scratch.path(&format!("{}.b2nd", c.name));
+        if !c.written {
+            // the reference cannot compress these arrays: neither do we
+            let src = std::fs::read(format!("{}.src", path.display())).unwrap();
+            let r = Array::new(
+                c.cparams(),
+                DParams::default(),
+                &c.meta(),
+                Fill::Buffer(&src),
+            );
+            assert!(
+                r.is_err(),
+                "{}: compressed what the reference cannot",
+                c.what()
+            );
+            refused += 1;
+            continue;
+        }
         let frame = Frame::open_path(&path, 0, Arc::new(StdIo)).unwrap();
         let sc = schunk_from_frame(&frame).unwrap();
         let mut a = Array::open(sc).unwrap();
@@ -211,9 +233,9 @@ fn nd_plugins_reference_written_read_by_b2rs() {
             chunks_checked += 1;
         }
     }
-    assert_eq!(failing, 1);
+    assert_eq!((failing, refused), (1, 4));
     println!(
-        "{} arrays, {chunks_checked} chunks byte-identical",
+        "{} arrays, {chunks_checked} chunks byte-identical, {refused} refused by both",
         cases.len()
     );
 }
@@ -233,13 +255,21 @@ fn nd_plugins_b2rs_written_read_by_reference() {
     for c in &cases {
         let base = scratch.path(&c.name);
         let src = std::fs::read(format!("{}.b2nd.src", base.display())).unwrap();
-        let mut a = Array::new(
+        let a = Array::new(
             c.cparams(),
             DParams::default(),
             &c.meta(),
             Fill::Buffer(&src),
-        )
-        .unwrap_or_else(|e| panic!("{}: {e:?}", c.what()));
+        );
+        if !c.written {
+            assert!(
+                a.is_err(),
+                "{}: compressed what the reference cannot",
+                c.what()
+            );
+            continue;
+        }
+        let mut a = a.unwrap_or_else(|e| panic!("{}: {e:?}", c.what()));
         let ours = format!("{}.ours.b2nd", base.display());
         std::fs::write(&ours, a.to_cframe().unwrap()).unwrap();
         let status = match a.to_vec() {

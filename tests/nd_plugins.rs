@@ -222,14 +222,31 @@ fn nd_plugins_reference_written_read_by_b2rs() {
             s.decompress_chunk(n, &mut buf).unwrap();
             let mut p = cp.clone();
             p.blocksize = s.cparams().blocksize;
-            let mut ours = vec![0u8; nb + b2rs::chunk::header::MAX_OVERHEAD];
-            let len = b2rs::chunk::compress(&p, &buf, &mut ours).unwrap();
-            assert!(
-                ours[..len] == theirs[..],
-                "{}: chunk {n} differs from the reference's ({len} vs {} bytes)",
-                c.what(),
-                theirs.len()
+            for nthreads in [1, 3] {
+                p.nthreads = nthreads;
+                let mut ours = vec![0u8; nb + b2rs::chunk::header::MAX_OVERHEAD];
+                let len = b2rs::chunk::compress(&p, &buf, &mut ours).unwrap();
+                assert!(
+                    ours[..len] == theirs[..],
+                    "{}: chunk {n} differs from the reference's ({len} vs {} bytes, {nthreads} \
+                     threads)",
+                    c.what(),
+                    theirs.len()
+                );
+            }
+            // decoding with several threads and the array's shapes
+            let dp = DParams {
+                nthreads: 3,
+                b2nd: cp.b2nd.clone(),
+                schunk_typesize: Some(c.itemsize()),
+                ..DParams::default()
+            };
+            let mut again = vec![0u8; nb];
+            assert_eq!(
+                b2rs::chunk::decompress(&dp, &theirs, &mut again, None),
+                Ok(nb)
             );
+            assert!(again == buf, "{}: chunk {n} decoded with threads", c.what());
             chunks_checked += 1;
         }
     }

@@ -305,8 +305,7 @@ impl Encoder<'_> {
                 continue;
             }
             let offset = (anchor - tab1 as usize) as u16;
-            let others: Vec<usize> = (1..4).filter(|&k| k != j).collect();
-            let (l, m) = (others[0], others[1]);
+            let (l, m) = other_rows(j);
             pair[..4].copy_from_slice(row(l));
             pair[4..].copy_from_slice(row(m));
             let tab2 = self.tab_pair[hash(&pair)];
@@ -586,6 +585,15 @@ pub fn decompress(meta: u8, src: &[u8], dst: &mut [u8]) -> Result<usize> {
     Ok(ind)
 }
 
+/// The two rows of 1..=3 other than `j` (2-pair matches of 4×4 cells), ascending.
+fn other_rows(j: usize) -> (usize, usize) {
+    match j {
+        1 => (2, 3),
+        2 => (1, 3),
+        _ => (1, 2),
+    }
+}
+
 fn wrap16(v: i64) -> i64 {
     v & 0xFFFF
 }
@@ -634,8 +642,7 @@ fn decode_match4(inp: &Input<'_>, token: u8, cur: i64, out: &mut [u8; 64]) -> Re
         let offset_2 = inp.u16_at(ip + 2)?;
         ip += 4;
         let j = ((token - 32) >> 3) as usize;
-        let others: Vec<usize> = (1..4).filter(|&k| k != j).collect();
-        let (l, m) = (others[0], others[1]);
+        let (l, m) = other_rows(j);
         let r1 = inp.get(cur + 5 - wrap16(offset_1 + 5), 8)?;
         out[..4].copy_from_slice(&r1[..4]);
         out[j * 4..j * 4 + 4].copy_from_slice(&r1[4..8]);

@@ -1254,7 +1254,8 @@ BLOSC_EXPORT int blosc1_getitem(const void *src, int start, int nitems, void *de
 BLOSC_EXPORT void blosc1_set_blocksize(size_t blocksize);
 
 /**
- * Select the global compressor by name; returns its code or -1.
+ * Select the global compressor by name; returns its code, -1 for an unknown name or -7 for a
+ * plugin or user codec.
  *
  * # Safety
  * `compname` must be NUL-terminated (or NULL).

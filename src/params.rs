@@ -21,9 +21,9 @@ pub mod filter_id {
     pub const TRUNC_PREC: u8 = 4;
     /// Sentinel: first invalid Blosc-defined id.
     pub const LAST_FILTER: u8 = 5;
-    /// Plugin: n-D cell regrouping (not supported by b2rs).
+    /// Plugin: n-D cell regrouping (FILTERS.md §9).
     pub const NDCELL: u8 = 32;
-    /// Plugin: n-D cell mean (not supported by b2rs).
+    /// Plugin: n-D cell mean, lossy (FILTERS.md §9).
     pub const NDMEAN: u8 = 33;
     /// Plugin: legacy byte-plane delta (FILTERS.md §7).
     pub const BYTEDELTA_BUGGY: u8 = 34;

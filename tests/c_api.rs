@@ -215,6 +215,7 @@ c_programs!(
     test_lock,
     test_meta,
     test_misc,
+    test_nd_plugins,
     test_plugins,
     test_plugin_filters,
     test_prefilter,

@@ -289,7 +289,8 @@ pub extern "C" fn blosc1_get_compressor() -> *const c_char {
     name
 }
 
-/// Select the global compressor by name; returns its code or -1.
+/// Select the global compressor by name; returns its code, -1 for an unknown name or -7 for a
+/// plugin or user codec.
 ///
 /// # Safety
 /// `compname` must be NUL-terminated (or NULL).
@@ -303,9 +304,16 @@ pub unsafe extern "C" fn blosc1_set_compressor(compname: *const c_char) -> c_int
         let code = unsafe { super::global::blosc2_compname_to_compcode(compname) };
         // SAFETY: the caller guarantees a NUL-terminated string.
         let _ = unsafe { CStr::from_ptr(compname) };
-        if code >= 0 {
-            COMPRESSOR.store(code as u8, Ordering::Relaxed);
+        // As C-Blosc2: plugin and user codecs cannot be the global compressor (-7, nothing
+        // changes); an unknown name is stored as code -1, so compressing then fails (-7) and
+        // `blosc1_get_compressor` returns NULL.
+        if code >= crate::codecs::LAST_CODEC as c_int {
+            crate::trace_error!(
+                "User defined codecs cannot be set here. Use Blosc2 mechanism instead."
+            );
+            return crate::Error::CodecSupport.code();
         }
+        COMPRESSOR.store(code as u8, Ordering::Relaxed);
         code
     })
 }

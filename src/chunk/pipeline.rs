@@ -1,11 +1,11 @@
 //! The filter pipeline applied to one block (FILTERS.md §1): forward for compression, backward
 //! for decompression, with the built-in filters, the plugin filters C-Blosc2 registers itself
-//! (bytedelta 34/35, int_trunc 36) and registered user filters.
+//! (ndcell 32, ndmean 33, bytedelta 34/35, int_trunc 36) and registered user filters.
 
 use crate::codecs::StreamInfo;
 use crate::error::{Error, Result};
 use crate::filters::bytedelta::{self, Variant};
-use crate::filters::{bitshuffle, delta, int_trunc, shuffle, trunc_prec};
+use crate::filters::{bitshuffle, delta, int_trunc, ndcell, ndmean, shuffle, trunc_prec};
 use crate::params::{filter_id, MAX_FILTERS};
 use crate::registry;
 
@@ -29,6 +29,21 @@ pub struct PipelineInfo<'a> {
     pub version: u8,
     /// The data handed to user filters.
     pub stream: StreamInfo<'a>,
+}
+
+/// Whether a codec id and pipeline read the b2nd shapes of the super-chunk (the n-dimensional
+/// plugins C-Blosc2 ships: the NDLZ and ZFP codecs 32..=35, the NDCELL and NDMEAN filters).
+pub fn uses_nd(codec: u8, filters: &[u8; MAX_FILTERS]) -> bool {
+    (32..=35).contains(&codec)
+        || filters
+            .iter()
+            .any(|&f| f == filter_id::NDCELL || f == filter_id::NDMEAN)
+}
+
+/// Whether decoding the chunk with this header reads the b2nd shapes of its super-chunk.
+pub fn chunk_uses_nd(h: &crate::chunk::header::Header) -> bool {
+    let codec = h.codec_id().unwrap_or(0);
+    uses_nd(codec, &h.filters)
 }
 
 /// Whether a pipeline has any filter that does something when compressing.
@@ -126,6 +141,21 @@ pub fn forward<'x>(
                 bytedelta::encode(bytedelta_variant(id), planes, src, dst);
             }
             filter_id::INT_TRUNC => int_trunc::truncate(meta as i8, info.typesize, src, dst)?,
+            filter_id::NDCELL | filter_id::NDMEAN => {
+                // C-Blosc2's plugins read the context's typesize and the super-chunk's shapes
+                let p = info.stream.cparams;
+                let nd = p.and_then(|p| p.b2nd.as_deref());
+                let ts = p.map_or(info.typesize, |p| p.typesize.max(1) as usize);
+                let r = if id == filter_id::NDCELL {
+                    ndcell::forward(meta, ts, nd, src, dst)
+                } else {
+                    ndmean::forward(meta, ts, nd, src, dst)
+                };
+                if r.is_err() {
+                    crate::trace_error!("User-defined filter {} failed during compression", id);
+                    return Err(Error::FilterPipeline);
+                }
+            }
             _ => {
                 let f = user_filter(id)?;
                 let mut si = info.stream;
@@ -207,10 +237,20 @@ pub fn backward(
                 return Err(Error::Failure);
             }
             filter_id::NDCELL | filter_id::NDMEAN => {
-                // C-Blosc2's plugins fail (-1) without the b2nd metalayer of a super-chunk;
-                // b2rs does not implement them at all.
-                crate::trace_error!("User-defined filter {} failed during decompression.", id);
-                return Err(Error::Failure);
+                // C-Blosc2's plugins read the super-chunk's typesize and shapes, and fail (-1)
+                // without them
+                let p = info.stream.dparams;
+                let nd = p.and_then(|p| p.b2nd.as_deref());
+                let ts = p.and_then(|p| p.schunk_typesize).unwrap_or(0).max(1) as usize;
+                let r = if id == filter_id::NDCELL {
+                    ndcell::backward(meta, ts, nd, src, dst)
+                } else {
+                    ndmean::backward(meta, ts, nd, src, dst)
+                };
+                if r.is_err() {
+                    crate::trace_error!("User-defined filter {} failed during decompression.", id);
+                    return Err(Error::Failure);
+                }
             }
             _ => {
                 let f = user_filter(id)?;
@@ -231,8 +271,8 @@ pub fn backward(
 
 /// Check that no slot holds an id that C-Blosc2 leaves undefined: 5..=31 (Blosc-reserved) and
 /// 37..=159 (plugin ids not yet assigned). C-Blosc2 refuses such pipelines when a compression
-/// context is created (`blosc2_create_cctx` returns NULL); unregistered user ids (160..) and the
-/// plugins b2rs lacks (ndcell, ndmean) only fail when compressing.
+/// context is created (`blosc2_create_cctx` returns NULL); unregistered user ids (160..) only
+/// fail when compressing.
 pub fn check_defined(filters: &[u8; MAX_FILTERS]) -> Result<()> {
     for &id in filters {
         let reserved = (filter_id::LAST_FILTER..registry::GLOBAL_START).contains(&id);
@@ -252,7 +292,11 @@ pub fn validate(filters: &[u8; MAX_FILTERS]) -> Result<()> {
         if id < filter_id::LAST_FILTER
             || matches!(
                 id,
-                filter_id::BYTEDELTA_BUGGY | filter_id::BYTEDELTA | filter_id::INT_TRUNC
+                filter_id::NDCELL
+                    | filter_id::NDMEAN
+                    | filter_id::BYTEDELTA_BUGGY
+                    | filter_id::BYTEDELTA
+                    | filter_id::INT_TRUNC
             )
         {
             continue;
@@ -403,7 +447,7 @@ mod tests {
     #[test]
     fn filter_ids() {
         let with = |id: u8| [0, 0, 0, 0, 1, id];
-        for id in [0u8, 1, 2, 3, 4, 34, 35, 36] {
+        for id in [0u8, 1, 2, 3, 4, 32, 33, 34, 35, 36] {
             assert!(validate(&with(id)).is_ok(), "{id}");
             assert!(check_defined(&with(id)).is_ok(), "{id}");
         }
@@ -411,8 +455,8 @@ mod tests {
             assert!(validate(&with(id)).is_err(), "{id}");
             assert!(check_defined(&with(id)).is_err(), "{id}");
         }
-        // defined but not available: ndcell/ndmean, unregistered user ids
-        for id in [32u8, 33, 160, 255] {
+        // defined but not available: unregistered user ids
+        for id in [160u8, 255] {
             assert!(check_defined(&with(id)).is_ok(), "{id}");
             assert!(validate(&with(id)).is_err(), "{id}");
         }

@@ -5,6 +5,7 @@
 
 pub mod blosclz;
 pub mod lz4;
+pub mod ndlz;
 pub mod zlib;
 pub mod zstd;
 
@@ -22,6 +23,9 @@ pub const ZLIB: u8 = 4;
 /// Public codec id of Zstd.
 pub const ZSTD: u8 = 5;
 
+/// First codec id that is not one of Blosc's own (`BLOSC_LAST_CODEC`).
+pub const LAST_CODEC: u8 = 6;
+
 /// Chunk-format code (`flags >> 5`) telling that the codec id is in header byte 22.
 pub const UDCODEC_FORMAT: u8 = 6;
 
@@ -33,6 +37,15 @@ pub const BUILTIN: [(u8, &str, &str, &str, u8); 5] = [
     (ZLIB, "zlib", "Zlib", "2.3.3", 3),
     (ZSTD, "zstd", "Zstd", "1.5.7", 4),
 ];
+
+/// Public codec id of NDLZ (a plugin C-Blosc2 builds in).
+pub const NDLZ: u8 = ndlz::ID;
+
+/// Whether `id` is a codec plugin that C-Blosc2 builds in and b2rs implements (registered
+/// under its id without user registration).
+pub fn is_builtin_plugin(id: u8) -> bool {
+    id == NDLZ
+}
 
 /// Whether `id` is one of the five built-in codecs.
 pub fn is_builtin(id: u8) -> bool {
@@ -154,6 +167,11 @@ impl CodecState {
             LZ4HC => self.lz4.compress(true, clevel, src, dst, lz4_dict(dict)),
             ZLIB => self.zlib.compress(clevel, src, dst),
             ZSTD => self.zstd.compress(clevel, src, dst, zstd_cdict(dict)),
+            NDLZ => {
+                let nd = info.cparams.and_then(|p| p.b2nd.as_deref());
+                // as for any plugin, a failure of the codec is invalid data
+                ndlz::compress(info.meta, nd, src, dst).map_err(|_| Error::Data)?
+            }
             _ => {
                 let codec = registry::codec(id).ok_or(Error::CodecSupport)?;
                 let r = codec.imp.encode(src, dst, info);
@@ -185,6 +203,7 @@ impl CodecState {
             LZ4 | LZ4HC => lz4::decompress(src, dst, lz4_ddict(dict)),
             ZLIB => self.zlib.decompress(src, dst),
             ZSTD => self.zstd.decompress(src, dst, zstd_ddict(dict)),
+            NDLZ => Some(ndlz::decompress(info.meta, src, dst).map_err(|_| Error::Data)?),
             _ => {
                 let codec = registry::codec(id).ok_or_else(|| {
                     crate::trace_error!("codec {} is not registered", id);

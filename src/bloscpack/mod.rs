@@ -6,7 +6,7 @@
 //! * [`header`] – the 32-byte `blpk` header;
 //! * [`metadata`] – the metadata section with its own header, codec and checksum;
 //! * [`checksum`] – the checksum algorithms (Adler-32, CRC-32, MD5, SHA-1, SHA-2);
-//! * [`reader`], [`writer`], [`append`] – streaming reading and writing, chunk by chunk, with
+//! * [`reader`], [`writer`], [`mod@append`] – streaming reading and writing, chunk by chunk, with
 //!   bounded memory, and appending in place;
 //! * [`blosc1`] – the chunks are written as Blosc 1.x chunks so that python-blosc 1.x reads
 //!   them; any valid Blosc chunk (Blosc2 included) is read.

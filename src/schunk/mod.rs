@@ -129,7 +129,36 @@ impl Op {
     }
 }
 
-/// A super-chunk.
+/// A super-chunk: a sequence of chunks compressed with the same parameters, with metalayers
+/// (fixed-size, set before the first chunk) and variable-length metalayers. In memory, or backed
+/// by a [`Frame`] (contiguous or sparse, in memory or on disk).
+///
+/// ```
+/// use b2rs::schunk::Schunk;
+/// use b2rs::{codecs, CParams, DParams};
+///
+/// let cparams = CParams { compcode: codecs::ZSTD, typesize: 4, ..CParams::default() };
+/// let mut sc = Schunk::new(cparams.clone(), DParams::default());
+/// sc.meta_add("units", b"metres").unwrap();
+/// for n in 0..3u32 {
+///     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+///     assert_eq!(sc.append_buffer(&chunk).unwrap(), n as i64 + 1);
+/// }
+/// sc.vlmeta_add("note", b"any bytes", &cparams).unwrap();
+/// assert_eq!((sc.nchunks(), sc.nbytes()), (3, 12_000));
+///
+/// let mut out = vec![0u8; 4000];
+/// sc.decompress_chunk(2, &mut out).unwrap();
+/// assert_eq!(&out[..4], &2000u32.to_le_bytes());
+///
+/// // serialised as a contiguous frame (what blosc2_schunk_to_buffer gives)
+/// let cframe = sc.to_cframe().unwrap();
+/// let mut back = Schunk::from_frame(b2rs::frame::Frame::from_bytes(cframe).unwrap(), DParams::default());
+/// assert_eq!(back.nchunks(), 3);
+/// assert_eq!(back.vlmeta_get("note").unwrap(), b"any bytes");
+/// back.decompress_chunk(1, &mut out).unwrap();
+/// assert_eq!(&out[..4], &1000u32.to_le_bytes());
+/// ```
 pub struct Schunk {
     cparams: CParams,
     dparams: DParams,

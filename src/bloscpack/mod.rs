@@ -118,6 +118,19 @@ fn open(path: &Path) -> Result<File> {
 
 /// Pack the file `src` into the Bloscpack file `dst` (created or truncated). Returns the size of
 /// `dst`.
+///
+/// ```
+/// use b2rs::bloscpack::{self, PackParams};
+///
+/// let dir = std::env::temp_dir().join(format!("b2rs-doc-blp-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let (raw, blp, back) = (dir.join("data.raw"), dir.join("data.blp"), dir.join("back.raw"));
+/// std::fs::write(&raw, b"bloscpack ".repeat(10_000)).unwrap();
+/// bloscpack::pack_file(&raw, &blp, &PackParams::default(), None).unwrap();
+/// assert_eq!(bloscpack::unpack_file(&blp, &back).unwrap(), 100_000);
+/// assert_eq!(std::fs::read(&back).unwrap(), std::fs::read(&raw).unwrap());
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
 pub fn pack_file(
     src: &Path,
     dst: &Path,

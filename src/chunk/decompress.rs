@@ -618,6 +618,22 @@ pub enum Span {
 }
 
 /// Decode bytes `[start, start + len)` of a chunk into `dst`; returns `len`. See [`getitem`].
+///
+/// Only the blocks holding the range are decompressed:
+///
+/// ```
+/// use b2rs::chunk::{self, header::MAX_OVERHEAD};
+/// use b2rs::{CParams, DParams};
+///
+/// let src: Vec<u8> = (0..100_000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// let cparams = CParams { typesize: 4, blocksize: 16 * 1024, ..CParams::default() };
+/// let mut comp = vec![0u8; src.len() + MAX_OVERHEAD];
+/// let n = chunk::compress(&cparams, &src, &mut comp).unwrap();
+/// let mut items = [0u8; 8];
+/// chunk::getitem_bytes(&DParams::default(), &comp[..n], 4 * 70_000, 8, &mut items).unwrap();
+/// assert_eq!(items[..4], 70_000u32.to_le_bytes());
+/// assert_eq!(items[4..], 70_001u32.to_le_bytes());
+/// ```
 pub fn getitem_bytes(
     dparams: &DParams,
     src: &[u8],

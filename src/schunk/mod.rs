@@ -629,6 +629,28 @@ impl Schunk {
     }
 
     /// Insert a chunk at position `n` (`0..=nchunks`); returns the new number of chunks.
+    ///
+    /// Chunks move between super-chunks as bytes ([`Schunk::get_chunk`]), without recompression:
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// let mut sc = Schunk::new(CParams { typesize: 1, ..CParams::default() }, DParams::default());
+    /// for b in [b'a', b'b', b'c'] {
+    ///     sc.append_buffer(&[b; 1000]).unwrap();
+    /// }
+    /// let c = sc.get_chunk(2).unwrap().into_owned();
+    /// assert_eq!(sc.insert_chunk(0, c).unwrap(), 4); // c a b c
+    /// assert_eq!(sc.delete_chunk(1).unwrap(), 3); // c b c
+    /// let mut other = Schunk::new(CParams { typesize: 1, ..CParams::default() }, DParams::default());
+    /// other.append_buffer(&[b'z'; 1000]).unwrap();
+    /// sc.update_chunk(1, other.get_chunk(0).unwrap().into_owned()).unwrap(); // c z c
+    ///
+    /// let mut out = vec![0u8; 3000];
+    /// sc.get_slice(0, 3000, &mut out).unwrap();
+    /// assert_eq!((out[0], out[1500], out[2999]), (b'c', b'z', b'c'));
+    /// ```
     pub fn insert_chunk(&mut self, n: i64, chunk: impl IntoChunk) -> Result<i64> {
         if n < 0 || n > self.nchunks() {
             crate::trace_error!(

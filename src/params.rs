@@ -102,7 +102,17 @@ pub type Prefilter = Arc<dyn Fn(&mut PrefilterArgs<'_>) -> i32 + Send + Sync>;
 /// A postfilter: transforms each decoded block. Returns 0 on success.
 pub type Postfilter = Arc<dyn Fn(&mut PostfilterArgs<'_>) -> i32 + Send + Sync>;
 
-/// Compression parameters.
+/// Compression parameters (`blosc2_cparams`); [`CParams::default`] is
+/// `BLOSC2_CPARAMS_DEFAULTS` (BloscLZ, clevel 5, typesize 8, shuffle, one thread).
+///
+/// ```
+/// use b2rs::{codecs, params::filter_id, CParams};
+///
+/// let mut cparams = CParams { compcode: codecs::ZSTD, clevel: 7, typesize: 4, nthreads: 2, ..CParams::default() };
+/// // the filter pipeline runs from filters[0] to filters[5]: delta, then byte shuffle
+/// cparams.filters[4] = filter_id::DELTA;
+/// assert_eq!(cparams.filters, [0, 0, 0, 0, filter_id::DELTA, filter_id::SHUFFLE]);
+/// ```
 #[derive(Clone)]
 pub struct CParams {
     /// Public codec id.

@@ -5,15 +5,21 @@
 #   pkg-config blosc2 / b2rs
 #
 # Usage: tools/install.sh [--prefix DIR] [--libdir-from DIR] [--include-from DIR] [--destdir DIR]
+#                         [--keep-debug]
 #   --prefix DIR        install prefix (default: $PREFIX, else /usr/local)
 #   --libdir-from DIR   where libb2rs.so and libb2rs.a are taken from
 #                       (default: $B2RS_LIBDIR_FROM, else <repo>/target/release)
 #   --include-from DIR  the header tree to install (default: $B2RS_INCLUDE_FROM, else <repo>/include)
 #   --destdir DIR       staging root prepended to the prefix (default: $DESTDIR)
+#   --keep-debug        keep the DWARF debug info in the installed libraries (by default it is
+#                       stripped: it is large and names the build directory)
 #
 # Layout:
 #   <prefix>/lib/libb2rs.so.X.Y.Z, libb2rs.so.X -> libb2rs.so.X.Y.Z, libb2rs.so -> libb2rs.so.X
 #   <prefix>/lib/libb2rs.a
+#   <prefix>/lib/b2rs-compat/libblosc2.so.9 -> ../libb2rs.so.X.Y.Z (and libblosc2.so): the opt-in
+#       binary drop-in; programs linked against C-Blosc2's libblosc2.so.9 run on b2rs with
+#       LD_LIBRARY_PATH=<prefix>/lib/b2rs-compat (the directory is not searched otherwise)
 #   <prefix>/include/{blosc2.h,b2nd.h,blosc2/*.h}
 #   <prefix>/lib/cmake/b2rs/{b2rsConfig.cmake,b2rsConfigVersion.cmake}
 #   <prefix>/lib/cmake/Blosc2/{Blosc2Config.cmake,Blosc2ConfigVersion.cmake}
@@ -26,6 +32,7 @@ prefix="${PREFIX:-/usr/local}"
 from="${B2RS_LIBDIR_FROM:-$REPO/target/release}"
 incfrom="${B2RS_INCLUDE_FROM:-$REPO/include}"
 destdir="${DESTDIR:-}"
+keep_debug=0
 
 die() { echo "install.sh: $*" >&2; exit 1; }
 
@@ -39,7 +46,8 @@ while [[ $# -gt 0 ]]; do
         --include-from=*) incfrom="${1#*=}"; shift ;;
         --destdir) destdir="${2:?--destdir needs a value}"; shift 2 ;;
         --destdir=*) destdir="${1#*=}"; shift ;;
-        -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+        --keep-debug) keep_debug=1; shift ;;
+        -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
         *) die "unknown argument: $1 (see --help)" ;;
     esac
 done
@@ -88,6 +96,22 @@ if [[ -n "$real_soname" && "$real_soname" != "$LIB_SONAME" && "$real_soname" != 
     ln -s "$LIB_REAL" "$libdir/$real_soname"
 fi
 install -m 0644 "$from/libb2rs.a" "$libdir/libb2rs.a"
+if [[ $keep_debug -eq 0 ]]; then
+    if command -v strip >/dev/null 2>&1; then
+        strip --strip-debug "$libdir/$LIB_REAL" "$libdir/libb2rs.a" \
+            || die "strip --strip-debug failed (use --keep-debug to install unstripped)"
+    else
+        echo "install.sh: warning: strip not found; installing with debug info" >&2
+    fi
+fi
+
+# opt-in binary compatibility names (same ABI as C-Blosc2 3.3's libblosc2.so.9, whose symbols
+# are unversioned like ours); relative links, so the tree stays relocatable
+compat="$libdir/b2rs-compat"
+mkdir -p "$compat"
+rm -f "$compat/libblosc2.so.9" "$compat/libblosc2.so"
+ln -s "../$LIB_REAL" "$compat/libblosc2.so.9"
+ln -s libblosc2.so.9 "$compat/libblosc2.so"
 
 # headers (the whole tree: blosc2.h, b2nd.h, blosc2/*.h)
 (cd "$incfrom" && find . -type f -name '*.h' ! -name 'libtcc.h') | while read -r h; do
@@ -121,5 +145,6 @@ subst b2rs.pc.in "$libdir/pkgconfig/b2rs.pc"
 
 echo "install.sh: installed b2rs $B2RS_VERSION (C-Blosc2 $BLOSC2_VERSION API) into $root"
 echo "  $LIBDIR/$LIB_REAL, $LIB_SONAME, libb2rs.so, libb2rs.a"
+echo "  $LIBDIR/b2rs-compat/libblosc2.so.9 (opt-in: LD_LIBRARY_PATH=$prefix/$LIBDIR/b2rs-compat)"
 echo "  include/: $(cd "$root/include" && find . -name '*.h' | sed 's|^\./||' | sort | tr '\n' ' ')"
 echo "  $LIBDIR/cmake/Blosc2, $LIBDIR/cmake/b2rs, $LIBDIR/pkgconfig/{blosc2,b2rs}.pc"

@@ -6,7 +6,7 @@
 #   3. cargo test --release --doc, then cargo nextest run --release
 #      (cargo test --release when nextest is not installed)
 #   4. git diff --exit-code -- include/   (generated headers committed and up to date)
-#   5. cargo clippy --all-targets -- -D warnings
+#   5. cargo clippy --all-targets -- -D warnings, RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
 #   6. cargo fmt --check
 #
 # Every step after the build runs even if an earlier one failed; the exit
@@ -128,6 +128,9 @@ step headers check_headers
 
 # --- 5. clippy
 step clippy cargo clippy --all-targets -- -D warnings
+
+# --- 5b. API documentation builds without warnings (broken or private intra-doc links)
+step doc env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 
 # --- 6. formatting
 step fmt cargo fmt --check

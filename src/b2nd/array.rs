@@ -33,6 +33,29 @@ pub enum Fill<'a> {
 }
 
 /// An n-dimensional array on a super-chunk.
+///
+/// ```
+/// use b2rs::b2nd::{Array, Fill, Meta};
+/// use b2rs::{CParams, DParams};
+///
+/// // a 100 x 80 array of f64, chunks 50 x 40, blocks 10 x 20
+/// let data: Vec<u8> = (0..8000).flat_map(|i| (i as f64).to_le_bytes()).collect();
+/// let meta = Meta::new(&[100, 80], &[50, 40], &[10, 20]).with_dtype("<f8");
+/// let cparams = CParams { typesize: 8, ..CParams::default() };
+/// let mut a = Array::new(cparams, DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+/// assert_eq!((a.shape(), a.ndim(), a.schunk().nchunks()), (&[100i64, 80][..], 2, 4));
+///
+/// // rows 10..12, columns 5..8
+/// let mut slice = vec![0u8; 2 * 3 * 8];
+/// a.get_slice_cbuffer(&[10, 5], &[12, 8], &mut slice, &[2, 3]).unwrap();
+/// let first = f64::from_le_bytes(slice[..8].try_into().unwrap());
+/// assert_eq!(first, (10 * 80 + 5) as f64);
+///
+/// // the array as a cframe, which Python blosc2 (`blosc2.ndarray_from_cframe`) also reads
+/// let cframe = a.to_cframe().unwrap();
+/// let mut b = Array::from_cframe(cframe).unwrap();
+/// assert_eq!(b.to_vec().unwrap(), data);
+/// ```
 #[derive(Debug)]
 pub struct Array<S: BorrowMut<Schunk> = Schunk> {
     geom: Geometry,

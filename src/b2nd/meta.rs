@@ -27,6 +27,16 @@ use super::{DEFAULT_DTYPE, MAX_DIM, METALAYER_VERSION};
 use crate::{Error, Result};
 
 /// The contents of a `b2nd` (or `caterva`) metalayer.
+///
+/// ```
+/// use b2rs::b2nd::Meta;
+///
+/// let meta = Meta::new(&[10, 20], &[5, 10], &[5, 5]).with_dtype("<i4");
+/// let bytes = meta.serialize().unwrap();          // the metalayer content, msgpack
+/// let (back, _) = Meta::deserialize(&bytes).unwrap();
+/// assert_eq!(back, meta);
+/// assert_eq!(back.dtype_str(), Some("<i4"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Meta {
     /// Shape of the array (its length is `ndim`).

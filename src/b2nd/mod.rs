@@ -3,7 +3,7 @@
 //! * [`meta`]: the `b2nd` metalayer (and the legacy `caterva` one), byte-exact with C-Blosc2;
 //! * [`geometry`]: shape / chunk shape / block shape validation, padding, strides, index math and
 //!   which chunks and blocks a slice touches;
-//! * [`array`]: the arrays themselves, on a super-chunk;
+//! * [`mod@array`]: the arrays themselves, on a super-chunk;
 //! * [`copy`]: n-dimensional strided copies of hyper-rectangles between C-order buffers.
 
 pub mod array;

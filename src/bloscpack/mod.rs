@@ -6,7 +6,7 @@
 //! * [`header`] – the 32-byte `blpk` header;
 //! * [`metadata`] – the metadata section with its own header, codec and checksum;
 //! * [`checksum`] – the checksum algorithms (Adler-32, CRC-32, MD5, SHA-1, SHA-2);
-//! * [`reader`], [`writer`], [`append`] – streaming reading and writing, chunk by chunk, with
+//! * [`reader`], [`writer`], [`mod@append`] – streaming reading and writing, chunk by chunk, with
 //!   bounded memory, and appending in place;
 //! * [`blosc1`] – the chunks are written as Blosc 1.x chunks so that python-blosc 1.x reads
 //!   them; any valid Blosc chunk (Blosc2 included) is read.
@@ -118,6 +118,19 @@ fn open(path: &Path) -> Result<File> {
 
 /// Pack the file `src` into the Bloscpack file `dst` (created or truncated). Returns the size of
 /// `dst`.
+///
+/// ```
+/// use b2rs::bloscpack::{self, PackParams};
+///
+/// let dir = std::env::temp_dir().join(format!("b2rs-doc-blp-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let (raw, blp, back) = (dir.join("data.raw"), dir.join("data.blp"), dir.join("back.raw"));
+/// std::fs::write(&raw, b"bloscpack ".repeat(10_000)).unwrap();
+/// bloscpack::pack_file(&raw, &blp, &PackParams::default(), None).unwrap();
+/// assert_eq!(bloscpack::unpack_file(&blp, &back).unwrap(), 100_000);
+/// assert_eq!(std::fs::read(&back).unwrap(), std::fs::read(&raw).unwrap());
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
 pub fn pack_file(
     src: &Path,
     dst: &Path,

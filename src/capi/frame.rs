@@ -49,6 +49,7 @@ unsafe fn schunk_of_frame(
 ) -> *mut blosc2_schunk {
     let contiguous = !f.is_sparse() && !in_memory_copy;
     let cp = frame_cparams(&f);
+    let copied_blocksize = in_memory_copy.then(|| chunks_blocksize(&f));
     let dp = blosc2_dparams {
         nthreads: f.params().nthreads_decomp.max(1),
         ..BLOSC2_DPARAMS_DEFAULTS
@@ -67,7 +68,32 @@ unsafe fn schunk_of_frame(
         None => Err(Error::Failure),
     };
     // SAFETY: forwarded caller guarantees.
-    unsafe { new_schunk_with(&cp, &dp, io, contiguous, urlpath, &mut make) }
+    let out = unsafe { new_schunk_with(&cp, &dp, io, contiguous, urlpath, &mut make) };
+    if let Some(bs) = copied_blocksize {
+        // SAFETY: NULL or the super-chunk just created.
+        if let Some(sc) = unsafe { out.as_mut() } {
+            sc.blocksize = bs;
+        }
+    }
+    out
+}
+
+/// The block size a copied frame's super-chunk reports, as C-Blosc2's `frame_to_schunk`
+/// computes it: that of the chunks when they all share one, else 0 (0 without chunks).
+fn chunks_blocksize(f: &Frame) -> i32 {
+    let mut common = None;
+    for n in 0..f.nchunks() {
+        let bs = match f.get_chunk(n).and_then(|c| crate::chunk::Header::parse(&c)) {
+            Ok(h) => h.blocksize,
+            Err(_) => return 0,
+        };
+        match common {
+            None => common = Some(bs),
+            Some(c) if c != bs => return 0,
+            Some(_) => {}
+        }
+    }
+    common.unwrap_or(0)
 }
 
 unsafe fn open_impl(

@@ -2,7 +2,7 @@
 //!
 //! Every exported function turns its raw pointers into references or slices at the top (returning
 //! the reference's error code for NULL or impossible sizes), calls the safe core, and maps the
-//! core's [`Error`](crate::Error) to a `BLOSC2_ERROR_*` code. The [`guard`] function catches any
+//! core's [`Error`](crate::Error) to a `BLOSC2_ERROR_*` code. The `guard` function catches any
 //! panic so that none unwinds into C.
 #![allow(non_camel_case_types, missing_docs, clippy::missing_safety_doc)]
 

@@ -1,7 +1,7 @@
 //! Super-chunks through the C API (area 7 of API.md, plus `blosc2_schunk_get_vlblock` and
 //! `blosc2_schunk_fill_special`).
 //!
-//! A `blosc2_schunk*` handed to C points to the first field of a boxed [`SchunkHandle`]: the
+//! A `blosc2_schunk*` handed to C points to the first field of a boxed `SchunkHandle`: the
 //! public C struct, followed by the Rust [`Schunk`]. After every call the C struct is brought in
 //! sync with the core (counters, `data[]` chunk pointers of in-memory super-chunks, metalayer
 //! copies read by the header-inline `blosc2_meta_get`), since C programs read its fields.

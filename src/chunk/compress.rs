@@ -325,6 +325,22 @@ fn encode_streams(
 
 /// Compress `src` into `dst` with `params`. Returns the chunk length, or 0 when the result does
 /// not fit in `dst` (not even as a memcpyed chunk).
+///
+/// A `dst` of `src.len() + MAX_OVERHEAD` bytes always fits (`blosc2_compress`):
+///
+/// ```
+/// use b2rs::chunk::{self, header::MAX_OVERHEAD, Header};
+/// use b2rs::{codecs, params::filter_id, CParams};
+///
+/// let src: Vec<u8> = (0..4096u64).flat_map(|i| (i % 100).to_le_bytes()).collect();
+/// let mut cparams = CParams { compcode: codecs::LZ4, clevel: 9, typesize: 8, ..CParams::default() };
+/// cparams.filters[5] = filter_id::BITSHUFFLE;
+/// let mut dst = vec![0u8; src.len() + MAX_OVERHEAD];
+/// let n = chunk::compress(&cparams, &src, &mut dst).unwrap();
+/// let header = Header::parse(&dst[..n]).unwrap();
+/// assert_eq!(header.nbytes as usize, src.len());
+/// assert_eq!(header.cbytes as usize, n);
+/// ```
 pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
     check_cparams(params)?;
     if src.len() > MAX_BUFFERSIZE as usize {

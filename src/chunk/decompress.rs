@@ -73,7 +73,7 @@ impl<'a> Chunk<'a> {
     /// `cbytes`), then the
     /// dictionary (size in `1..=32768`, else [`Error::CodecDict`]; its bytes must fit:
     /// [`Error::ReadBuffer`]), then for VL-block chunks the block table
-    /// ([`Error::InvalidHeader`], see [`Chunk::check_vlblocks`]).
+    /// ([`Error::InvalidHeader`], see `Chunk::check_vlblocks`).
     pub fn layout(mut self) -> Result<Chunk<'a>> {
         let header = self.header;
         if header.special_code() != 0 || header.memcpyed() {
@@ -451,6 +451,22 @@ fn fill_pattern(dest: &mut [u8], pat: &[u8], start: usize) {
 /// ([`Error::WriteBuffer`]), the source size ([`Chunk::open`]), the mask, an undefined
 /// special-value code ([`Error::Data`]), a memcpyed chunk whose `cbytes` is not
 /// `nbytes` + header ([`Error::Data`]), then the layout ([`Chunk::layout`]) and the blocks.
+///
+/// ```
+/// use b2rs::chunk::{self, header::MAX_OVERHEAD};
+/// use b2rs::{CParams, DParams, Error};
+///
+/// let src = b"Blosc2 chunks, decompressed by b2rs. ".repeat(100);
+/// let mut comp = vec![0u8; src.len() + MAX_OVERHEAD];
+/// let n = chunk::compress(&CParams { typesize: 1, ..CParams::default() }, &src, &mut comp).unwrap();
+///
+/// let mut back = vec![0u8; src.len()];
+/// assert_eq!(chunk::decompress(&DParams::default(), &comp[..n], &mut back, None), Ok(src.len()));
+/// assert_eq!(back, src);
+/// // a destination too small is an error, not an overflow
+/// let mut small = vec![0u8; 10];
+/// assert_eq!(chunk::decompress(&DParams::default(), &comp[..n], &mut small, None), Err(Error::WriteBuffer));
+/// ```
 pub fn decompress(
     dparams: &DParams,
     src: &[u8],
@@ -602,6 +618,22 @@ pub enum Span {
 }
 
 /// Decode bytes `[start, start + len)` of a chunk into `dst`; returns `len`. See [`getitem`].
+///
+/// Only the blocks holding the range are decompressed:
+///
+/// ```
+/// use b2rs::chunk::{self, header::MAX_OVERHEAD};
+/// use b2rs::{CParams, DParams};
+///
+/// let src: Vec<u8> = (0..100_000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// let cparams = CParams { typesize: 4, blocksize: 16 * 1024, ..CParams::default() };
+/// let mut comp = vec![0u8; src.len() + MAX_OVERHEAD];
+/// let n = chunk::compress(&cparams, &src, &mut comp).unwrap();
+/// let mut items = [0u8; 8];
+/// chunk::getitem_bytes(&DParams::default(), &comp[..n], 4 * 70_000, 8, &mut items).unwrap();
+/// assert_eq!(items[..4], 70_000u32.to_le_bytes());
+/// assert_eq!(items[4..], 70_001u32.to_le_bytes());
+/// ```
 pub fn getitem_bytes(
     dparams: &DParams,
     src: &[u8],

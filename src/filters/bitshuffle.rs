@@ -4,7 +4,7 @@
 //! `8*S` bit rows of `M/8` bytes: row `8*b + k` holds bit `k` of byte `b` of every element, eight
 //! elements per byte, first element in the least significant bit. Bytes from `M*S` on are copied.
 //!
-//! [`generic`] is the specification. The x86_64 kernels (`bitshuffle_sse2.rs`,
+//! `generic` is the specification. The x86_64 kernels (`bitshuffle_sse2.rs`,
 //! `bitshuffle_avx2.rs`) work on tiles of elements: a tile is byte-shuffled with the SIMD byte
 //! shuffle into a scratch buffer (giving `S` byte planes), and each plane is then bit-transposed
 //! with `movemask` into its 8 output rows (and the reverse for unshuffling). The implementation

@@ -12,11 +12,11 @@
 //!   C-Blosc2 leaves the trailing bytes of a 34 block undefined; we copy them.
 //!
 //! `T` is the filter's meta byte, or the super-chunk's typesize when the meta is 0 (resolved by
-//! the pipeline). [`generic`] is the specification. Encoding is left to it: the compiler
+//! the pipeline). `generic` is the specification. Encoding is left to it: the compiler
 //! vectorises the subtraction (measured ~29 GB/s, as fast as hand-written SSE2/AVX2). Decoding
 //! is a running sum the compiler cannot vectorise (~3 GB/s); on x86_64 the SSE2 and AVX2 kernels
 //! (`bytedelta_sse2.rs`, `bytedelta_avx2.rs`, ~9 and ~15 GB/s) decode whole 16/32-byte groups
-//! of each plane and leave the tail to [`generic`]. The implementation is chosen once per
+//! of each plane and leave the tail to `generic`. The implementation is chosen once per
 //! process (the ISA detection of [`crate::filters::shuffle`]).
 
 #[cfg(target_arch = "x86_64")]

@@ -2,10 +2,10 @@
 //!
 //! For a block of `L` bytes and element size `S`, the `N = L / S` whole elements are split into
 //! `S` planes of `N` bytes (all first bytes, then all second bytes, …); the `L % S` trailing
-//! bytes are copied unchanged. [`generic`] is the specification; on x86_64 the SSE2 and AVX2
+//! bytes are copied unchanged. `generic` is the specification; on x86_64 the SSE2 and AVX2
 //! kernels (`shuffle_sse2.rs`, `shuffle_avx2.rs`) handle the element sizes 2, 4, 8 and 16 (using
-//! [`generic`] for the tails); the other sizes run [`generic`]. The implementation is chosen once
-//! per process ([`isa`]).
+//! `generic` for the tails); the other sizes run `generic`. The implementation is chosen once
+//! per process (`isa`).
 
 use std::sync::OnceLock;
 

@@ -343,7 +343,12 @@ impl Frame {
             self.nbytes = 0;
             self.cbytes = 0;
         }
-        self.write_tail(OffsetsChunk::Encode)?;
+        if self.offsets.is_empty() {
+            self.write_tail(OffsetsChunk::Encode)?;
+        } else {
+            let coff = index::encode_after_delete(&self.offsets)?;
+            self.write_tail(OffsetsChunk::Given(coff))?;
+        }
         Ok(self.nchunks())
     }
 

@@ -80,8 +80,14 @@ fn to_le_bytes(offsets: &[i64]) -> Result<Vec<u8>> {
 }
 
 fn compress_with(params: &CParams, offsets: &[i64]) -> Result<Vec<u8>> {
+    compress_into(params, offsets, offsets.len())
+}
+
+/// Compress `offsets` into a destination sized for `room` offsets plus the header (C-Blosc2
+/// falls back to a memcpyed chunk only when the result does not fit there).
+fn compress_into(params: &CParams, offsets: &[i64], room: usize) -> Result<Vec<u8>> {
     let src = to_le_bytes(offsets)?;
-    let mut dst = vec![0u8; src.len() + EXTENDED_HEADER_LENGTH];
+    let mut dst = vec![0u8; room.max(offsets.len()) * OFFSET_SIZE + EXTENDED_HEADER_LENGTH];
     let n = compress(params, &src, &mut dst)?;
     if n == 0 {
         return Err(Error::WriteBuffer);
@@ -107,6 +113,14 @@ pub fn update_cparams() -> CParams {
 /// Encode the offsets chunk as C-Blosc2 does on every change of a frame.
 pub fn encode(offsets: &[i64]) -> Result<Vec<u8>> {
     compress_with(&update_cparams(), offsets)
+}
+
+/// Encode the offsets chunk after a chunk deletion as C-Blosc2's `frame_delete_chunk` does: its
+/// destination is sized for the offsets before the deletion, one more than `offsets`, so an
+/// uncompressible table is kept as a (up to 8 bytes longer) compressed chunk where [`encode`]
+/// would memcpy it.
+pub fn encode_after_delete(offsets: &[i64]) -> Result<Vec<u8>> {
+    compress_into(&update_cparams(), offsets, offsets.len() + 1)
 }
 
 /// Encode the offsets chunk as C-Blosc2 does when it serialises a whole super-chunk at once

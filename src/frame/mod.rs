@@ -163,6 +163,35 @@ enum OffsetsChunk {
 }
 
 /// A contiguous or sparse frame (see the module documentation).
+///
+/// A super-chunk stored in a frame file, written and reopened (as `blosc2_schunk_new` with a
+/// contiguous `urlpath`, then `blosc2_schunk_open`):
+///
+/// ```
+/// use std::sync::Arc;
+/// use b2rs::frame::{Frame, FrameParams, Location, StdIo};
+/// use b2rs::schunk::Schunk;
+/// use b2rs::{CParams, DParams};
+///
+/// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2frame", std::process::id()));
+/// let cparams = CParams { typesize: 8, ..CParams::default() };
+/// let params = FrameParams::from_cparams(&cparams, 1);
+/// let loc = Location::File { path: path.clone(), offset: 0 };
+/// let frame = Frame::create(loc, &params, Arc::new(StdIo)).unwrap();
+/// let mut sc = Schunk::with_frame(cparams, DParams::default(), frame);
+/// let data: Vec<u8> = (0..512u64).flat_map(|i| i.to_le_bytes()).collect();
+/// sc.append_buffer(&data).unwrap();
+/// sc.append_buffer(&data).unwrap();
+/// drop(sc);
+///
+/// let frame = Frame::open_path(&path, 0, Arc::new(StdIo)).unwrap();
+/// assert_eq!(frame.nchunks(), 2);
+/// let mut sc = Schunk::from_frame(frame, DParams::default());
+/// let mut out = vec![0u8; data.len()];
+/// sc.decompress_chunk(1, &mut out).unwrap();
+/// assert_eq!(out, data);
+/// std::fs::remove_file(&path).unwrap();
+/// ```
 pub struct Frame {
     storage: Storage,
     params: FrameParams,

@@ -193,6 +193,22 @@ impl Schunk {
 
 impl Schunk {
     /// Add a fixed-size metalayer; returns its index (under the exclusive frame lock when locking is on).
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams, Error};
+    ///
+    /// let cparams = CParams::default();
+    /// let mut sc = Schunk::new(cparams.clone(), DParams::default());
+    /// assert_eq!(sc.meta_add("shape", b"\x93\x01\x02\x03").unwrap(), 0);
+    /// assert_eq!(sc.meta_exists("shape").unwrap(), 0);
+    /// assert_eq!(sc.metalayers()[0].content, b"\x93\x01\x02\x03");
+    /// // metalayers have a fixed size; vlmetalayers do not and are stored compressed
+    /// assert_eq!(sc.vlmeta_add("history", b"created by b2rs", &cparams).unwrap(), 0);
+    /// sc.vlmeta_update("history", b"created by b2rs, then updated", &cparams).unwrap();
+    /// assert_eq!(sc.vlmeta_get("history").unwrap(), b"created by b2rs, then updated");
+    /// assert!(matches!(sc.vlmeta_get("nope"), Err(Error::NotFound | Error::MetalayerNotFound)));
+    /// ```
     pub fn meta_add(&mut self, name: &str, content: &[u8]) -> Result<usize> {
         self.locked(LockMode::Exclusive, |s| s.meta_add_unlocked(name, content))
     }

@@ -129,7 +129,36 @@ impl Op {
     }
 }
 
-/// A super-chunk.
+/// A super-chunk: a sequence of chunks compressed with the same parameters, with metalayers
+/// (fixed-size, set before the first chunk) and variable-length metalayers. In memory, or backed
+/// by a [`Frame`] (contiguous or sparse, in memory or on disk).
+///
+/// ```
+/// use b2rs::schunk::Schunk;
+/// use b2rs::{codecs, CParams, DParams};
+///
+/// let cparams = CParams { compcode: codecs::ZSTD, typesize: 4, ..CParams::default() };
+/// let mut sc = Schunk::new(cparams.clone(), DParams::default());
+/// sc.meta_add("units", b"metres").unwrap();
+/// for n in 0..3u32 {
+///     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+///     assert_eq!(sc.append_buffer(&chunk).unwrap(), n as i64 + 1);
+/// }
+/// sc.vlmeta_add("note", b"any bytes", &cparams).unwrap();
+/// assert_eq!((sc.nchunks(), sc.nbytes()), (3, 12_000));
+///
+/// let mut out = vec![0u8; 4000];
+/// sc.decompress_chunk(2, &mut out).unwrap();
+/// assert_eq!(&out[..4], &2000u32.to_le_bytes());
+///
+/// // serialised as a contiguous frame (what blosc2_schunk_to_buffer gives)
+/// let cframe = sc.to_cframe().unwrap();
+/// let mut back = Schunk::from_frame(b2rs::frame::Frame::from_bytes(cframe).unwrap(), DParams::default());
+/// assert_eq!(back.nchunks(), 3);
+/// assert_eq!(back.vlmeta_get("note").unwrap(), b"any bytes");
+/// back.decompress_chunk(1, &mut out).unwrap();
+/// assert_eq!(&out[..4], &1000u32.to_le_bytes());
+/// ```
 pub struct Schunk {
     cparams: CParams,
     dparams: DParams,
@@ -651,6 +680,28 @@ impl Schunk {
     }
 
     /// Insert a chunk at position `n` (`0..=nchunks`); returns the new number of chunks.
+    ///
+    /// Chunks move between super-chunks as bytes ([`Schunk::get_chunk`]), without recompression:
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// let mut sc = Schunk::new(CParams { typesize: 1, ..CParams::default() }, DParams::default());
+    /// for b in [b'a', b'b', b'c'] {
+    ///     sc.append_buffer(&[b; 1000]).unwrap();
+    /// }
+    /// let c = sc.get_chunk(2).unwrap().into_owned();
+    /// assert_eq!(sc.insert_chunk(0, c).unwrap(), 4); // c a b c
+    /// assert_eq!(sc.delete_chunk(1).unwrap(), 3); // c b c
+    /// let mut other = Schunk::new(CParams { typesize: 1, ..CParams::default() }, DParams::default());
+    /// other.append_buffer(&[b'z'; 1000]).unwrap();
+    /// sc.update_chunk(1, other.get_chunk(0).unwrap().into_owned()).unwrap(); // c z c
+    ///
+    /// let mut out = vec![0u8; 3000];
+    /// sc.get_slice(0, 3000, &mut out).unwrap();
+    /// assert_eq!((out[0], out[1500], out[2999]), (b'c', b'z', b'c'));
+    /// ```
     pub fn insert_chunk(&mut self, n: i64, chunk: impl IntoChunk) -> Result<i64> {
         if n < 0 || n > self.nchunks() {
             crate::trace_error!(

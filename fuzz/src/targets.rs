@@ -390,7 +390,7 @@ pub fn bloscpack(data: &[u8]) {
         }
     }
     // decompression bombs are legitimate: keep the chunks small enough to allocate
-    if !h.max_chunk_nbytes().is_some_and(|n| n <= MAX_NBYTES) {
+    if h.max_chunk_nbytes().is_none_or(|n| n > MAX_NBYTES) {
         return;
     }
     let _ = bloscpack::unpack(data);

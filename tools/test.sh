@@ -5,6 +5,7 @@
 #   2. cargo build --release
 #   3. cargo test --release --doc, then cargo nextest run --release
 #      (cargo test --release when nextest is not installed)
+#   3b. tools/fuzz.sh smoke         each fuzz target a few seconds (installs cargo-fuzz)
 #   4. git diff --exit-code -- include/   (generated headers committed and up to date)
 #   5. cargo clippy --all-targets -- -D warnings, RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
 #   6. cargo fmt --check
@@ -105,6 +106,10 @@ for f in target/release/interop-summary.txt target/release/interop-vlblocks.txt 
         cat "$f"
     fi
 done
+
+# --- 3b. fuzz smoke: every fuzz target builds and runs a few seconds on its seeds without a
+# crash (cargo-fuzz is installed when missing; B2RS_FUZZ_SMOKE_SECS sets the seconds per target)
+step fuzz-smoke bash tools/fuzz.sh smoke "${B2RS_FUZZ_SMOKE_SECS:-8}"
 
 # --- 4. generated headers committed
 check_headers() {

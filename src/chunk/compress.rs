@@ -9,7 +9,7 @@ use super::pipeline::{self, PipelineInfo};
 use super::worker::{parallel_for, with_worker, Worker};
 use crate::codecs::{self, CDict, StreamInfo};
 use crate::error::{Error, Result};
-use crate::params::{filter_id, CParams, PrefilterArgs};
+use crate::params::{filter_id, CParams, PrefilterArgs, MAX_FILTERS};
 use std::sync::{Condvar, Mutex};
 
 /// Chunk format version written for regular chunks.
@@ -323,6 +323,35 @@ fn encode_streams(
     Ok(Some(pos))
 }
 
+/// A 16-byte header records the pipeline only as flags, which a reader turns into
+/// `[.., DELTA, SHUFFLE or BITSHUFFLE]` with the typesize as element size (CHUNK.md §2): refuse
+/// ([`Error::InvalidParam`]) any other pipeline instead of writing a chunk that decodes wrongly
+/// (C-Blosc2 does; byte- and bit-shuffle together would even set the extended-header marker).
+fn check_basic_pipeline(p: &CParams) -> Result<()> {
+    let active: Vec<(u8, u8)> = (0..MAX_FILTERS)
+        .filter(|&k| p.filters[k] != filter_id::NOFILTER)
+        .map(|k| (p.filters[k], p.filters_meta[k]))
+        .collect();
+    let shuffle_ok = |(f, m): (u8, u8)| {
+        (f == filter_id::SHUFFLE || f == filter_id::BITSHUFFLE)
+            && (m == 0 || m as i32 == p.typesize)
+    };
+    let ok = match active[..] {
+        [] => true,
+        [one] => one.0 == filter_id::DELTA || shuffle_ok(one),
+        [first, second] => first.0 == filter_id::DELTA && shuffle_ok(second),
+        _ => false,
+    };
+    if !ok {
+        crate::trace_error!(
+            "The filter pipeline {:?} cannot be recorded in a Blosc1 (16-byte) header",
+            p.filters
+        );
+        return Err(Error::InvalidParam);
+    }
+    Ok(())
+}
+
 /// Compress `src` into `dst` with `params`. Returns the chunk length, or 0 when the result does
 /// not fit in `dst` (not even as a memcpyed chunk).
 ///
@@ -343,6 +372,9 @@ fn encode_streams(
 /// ```
 pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
     check_cparams(params)?;
+    if params.basic_header {
+        check_basic_pipeline(params)?;
+    }
     if src.len() > MAX_BUFFERSIZE as usize {
         crate::trace_error!("Input buffer size cannot exceed {} bytes", MAX_BUFFERSIZE);
         return Err(Error::MaxBufsizeExceeded);

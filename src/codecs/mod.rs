@@ -118,7 +118,13 @@ impl<'a> DDict<'a> {
     /// Prepare the dictionary stored in a chunk for the codec of that chunk.
     pub fn new(codec: u8, bytes: &'a [u8]) -> Result<DDict<'a>> {
         match codec {
-            ZSTD => Ok(DDict::Zstd(::zstd::zstd_safe::DDict::create(bytes))),
+            // a damaged zstd-format dictionary (bad entropy tables) makes ZSTD_createDDict fail
+            ZSTD => ::zstd::zstd_safe::DDict::try_create(bytes)
+                .map(DDict::Zstd)
+                .ok_or_else(|| {
+                    crate::trace_error!("Cannot create the Zstd dictionary");
+                    Error::CodecDict
+                }),
             LZ4 | LZ4HC => Ok(DDict::Lz4(bytes)),
             _ => Err(Error::CodecDict),
         }

@@ -209,7 +209,12 @@ fn parse(b: &mut Bytes<'_>, sparse: bool, exact: bool) -> Result<Parsed> {
         let mut oh = [0u8; EXTENDED_HEADER_LENGTH];
         b.read_at(off_pos, &mut oh)?;
         let (onb, ocb) = index::sizes(&oh)?;
-        if (ocb as usize) < EXTENDED_HEADER_LENGTH || off_pos + ocb as u64 > trailer_pos {
+        // a negative cbytes must not pass as a huge unsigned size
+        if ocb < EXTENDED_HEADER_LENGTH as i32
+            || off_pos
+                .checked_add(ocb as u64)
+                .is_none_or(|e| e > trailer_pos)
+        {
             return Err(invalid("The offsets chunk exceeds the frame"));
         }
         let nchunks = index::nchunks_of(fixed.nbytes, fixed.chunksize, Some(onb))?;

@@ -849,7 +849,8 @@ impl Frame {
         let mut h = [0u8; EXTENDED_HEADER_LENGTH];
         read(pos, &mut h)?;
         let (_, cbytes, _) = Header::sizes(&h)?;
-        if (cbytes as usize) < EXTENDED_HEADER_LENGTH || off + cbytes as i64 > self.cbytes {
+        // (a negative cbytes must not pass as a huge unsigned size)
+        if cbytes < EXTENDED_HEADER_LENGTH as i32 || off + cbytes as i64 > self.cbytes {
             crate::trace_error!("Invalid chunk size {} in frame", cbytes);
             return Err(Error::InvalidHeader);
         }

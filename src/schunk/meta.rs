@@ -170,7 +170,8 @@ impl Schunk {
             nchunk: -1,
             ..self.dparams.clone()
         };
-        let mut out = vec![0u8; h.nbytes as usize];
+        // (a negative nbytes decodes to nothing)
+        let mut out = vec![0u8; h.data_len()];
         let n = chunk::decompress(&dp, stored, &mut out, None)?;
         if n != out.len() {
             crate::trace_error!("User metalayer \"{}\" is corrupted", name);

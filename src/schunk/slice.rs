@@ -102,6 +102,12 @@ impl Schunk {
             let nb = self.chunk_nbytes(i as i64)? as i64;
             let off = pos - cstart;
             let len = (nb - off).min(bstop - pos);
+            if len <= 0 {
+                // a (damaged) chunk shorter than its place in the super-chunk: the range lies
+                // past its end, which getitem refuses
+                crate::trace_error!("Chunk {} ends before the slice position", i);
+                return Err(Error::InvalidParam);
+            }
             let d = &mut dst[(pos - bstart) as usize..(pos - bstart + len) as usize];
             let mut dp = dparams.clone();
             dp.nchunk = i as i64;

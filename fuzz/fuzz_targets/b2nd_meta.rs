@@ -1,0 +1,4 @@
+//! See `b2rs_fuzz::targets::b2nd_meta`.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| b2rs_fuzz::targets::b2nd_meta(data));

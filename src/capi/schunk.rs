@@ -39,6 +39,8 @@ pub(crate) struct SchunkHandle {
     /// The `malloc`ed buffer handed over by `blosc2_schunk_from_buffer(.., copy=false)` (0 if
     /// none): freed with the super-chunk unless `avoid_cframe_free` is set, as C-Blosc2 does.
     pub(crate) cframe_owner: usize,
+    /// `core.reloads()` when the C mirrors were last rebuilt.
+    seen_reloads: u64,
 }
 
 /// The handle behind a C super-chunk pointer (`None` for NULL).
@@ -229,8 +231,22 @@ impl SchunkHandle {
         Ok(())
     }
 
-    /// Counters and the current chunk, also handed to the contexts' pre/postfilters.
+    /// Bring the C struct in sync after a call: every mirror (metalayers, vlmetalayers, chunk
+    /// pointers) when the core read the frame again because another handle changed it (any
+    /// locked operation may do that), else the counters and the current chunk.
     pub(crate) fn sync(&mut self) {
+        if self.core.reloads() != self.seen_reloads {
+            if let Err(e) = self.rebuild_mirrors() {
+                crate::trace_error!("Cannot copy the metalayers of the super-chunk: {}", e);
+                self.sync_counters();
+            }
+            return;
+        }
+        self.sync_counters();
+    }
+
+    /// Counters and the current chunk, also handed to the contexts' pre/postfilters.
+    fn sync_counters(&mut self) {
         let s = &self.core;
         self.c.nchunks = s.nchunks();
         self.c.nbytes = s.nbytes();
@@ -311,6 +327,7 @@ impl SchunkHandle {
 
     /// Rebuild every C-side copy (chunk pointers, metalayers) from the core.
     pub(crate) fn rebuild_mirrors(&mut self) -> Result<(), Error> {
+        self.seen_reloads = self.core.reloads();
         self.reserve_data(self.core.nchunks() as usize)?;
         self.write_data_from(0);
         // SAFETY: the metalayer arrays hold NULL or our own malloc'ed entries.
@@ -437,6 +454,7 @@ fn new_handle() -> Box<SchunkHandle> {
         ptr::addr_of_mut!((*p).data_cap).write(0);
         ptr::addr_of_mut!((*p).avoid_cframe_free).write(false);
         ptr::addr_of_mut!((*p).cframe_owner).write(0);
+        ptr::addr_of_mut!((*p).seen_reloads).write(0);
         b.assume_init()
     }
 }

@@ -142,6 +142,8 @@ pub struct Schunk {
     metalayers: Vec<Metalayer>,
     vlmetalayers: Vec<Metalayer>,
     change_tick: i64,
+    /// How many times the state was read again from the frame (changed by another handle).
+    reloads: u64,
 }
 
 impl std::fmt::Debug for Schunk {
@@ -187,6 +189,7 @@ impl Schunk {
             metalayers: Vec::new(),
             vlmetalayers: Vec::new(),
             change_tick: 0,
+            reloads: 0,
         }
     }
 
@@ -276,8 +279,7 @@ impl Schunk {
         };
         let changed = f.lock(mode)?;
         if changed {
-            self.load_from_frame();
-            self.change_tick += 1;
+            self.reloaded();
         }
         Ok(changed)
     }
@@ -313,8 +315,7 @@ impl Schunk {
         };
         let changed = f.sync()?;
         if changed {
-            self.load_from_frame();
-            self.change_tick += 1;
+            self.reloaded();
         }
         Ok(changed)
     }
@@ -324,10 +325,24 @@ impl Schunk {
     pub fn refresh(&mut self) -> Result<()> {
         if let Store::Frame(f) = &mut self.store {
             f.refresh()?;
-            self.load_from_frame();
-            self.change_tick += 1;
+            self.reloaded();
         }
         Ok(())
+    }
+
+    /// Re-read counters and metalayers after the frame was read again from its storage.
+    fn reloaded(&mut self) {
+        self.load_from_frame();
+        self.change_tick += 1;
+        self.reloads += 1;
+    }
+
+    /// How many times counters and metalayers were read again from the frame because another
+    /// handle changed it (by [`Schunk::lock`], [`Schunk::sync`], [`Schunk::refresh`] or any
+    /// operation taking the frame lock): a caller mirroring them elsewhere compares it with
+    /// the value it saw last.
+    pub fn reloads(&self) -> u64 {
+        self.reloads
     }
 
     /// The super-chunk serialised as a contiguous frame (cframe).

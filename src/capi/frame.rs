@@ -237,6 +237,7 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(
             // SAFETY: NULL or the handle just created.
             if let Some(h) = unsafe { handle(out) } {
                 h.cframe_owner = cframe as usize;
+                h.cframe_len = len as usize;
                 h.avoid_cframe_free = true;
             }
         }

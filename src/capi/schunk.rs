@@ -39,6 +39,8 @@ pub(crate) struct SchunkHandle {
     /// The `malloc`ed buffer handed over by `blosc2_schunk_from_buffer(.., copy=false)` (0 if
     /// none): freed with the super-chunk unless `avoid_cframe_free` is set, as C-Blosc2 does.
     pub(crate) cframe_owner: usize,
+    /// Length of the buffer at `cframe_owner`.
+    pub(crate) cframe_len: usize,
     /// `core.reloads()` when the C mirrors were last rebuilt.
     seen_reloads: u64,
 }
@@ -98,26 +100,57 @@ fn ctx_compress(
         return Err(Error::MaxBufsizeExceeded);
     }
     let cap = src.len() + MAX_OVERHEAD;
-    let mut out = Vec::new();
-    out.try_reserve_exact(cap).map_err(|_| Error::MemoryAlloc)?;
-    out.resize(cap, 0);
-    // SAFETY: `src` and `out` are valid for the lengths given; the context is live.
-    let rc = unsafe {
-        super::chunk::blosc2_compress_ctx(
-            cctx,
-            src.as_ptr() as *const c_void,
-            src.len() as i32,
-            out.as_mut_ptr() as *mut c_void,
-            cap as i32,
-        )
+    let compress_into = |out: &mut Vec<u8>| -> crate::Result<usize> {
+        if out.len() < cap {
+            out.try_reserve_exact(cap - out.len())
+                .map_err(|_| Error::MemoryAlloc)?;
+            out.resize(cap, 0);
+        }
+        // SAFETY: `src` and `out` are valid for the lengths given; the context is live.
+        let rc = unsafe {
+            super::chunk::blosc2_compress_ctx(
+                cctx,
+                src.as_ptr() as *const c_void,
+                src.len() as i32,
+                out.as_mut_ptr() as *mut c_void,
+                cap as i32,
+            )
+        };
+        if rc <= 0 {
+            crate::trace_error!("Cannot compress the chunk ({})", rc);
+            return Err(Error::from_code(rc).unwrap_or(Error::Failure));
+        }
+        Ok(rc as usize)
     };
-    if rc <= 0 {
-        crate::trace_error!("Cannot compress the chunk ({})", rc);
-        return Err(Error::from_code(rc).unwrap_or(Error::Failure));
+    // Compress into a buffer kept by the thread (a new zeroed buffer per chunk costs a page
+    // fault per page of the whole chunk), then copy the compressed bytes out. A nested call
+    // (from a prefilter) or a huge chunk gets a buffer of its own.
+    let r = if cap <= SCRATCH_MAX {
+        COMPRESS_SCRATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut out) => Some(compress_into(&mut out).map(|n| out[..n].to_vec())),
+            Err(_) => None,
+        })
+    } else {
+        None
+    };
+    match r {
+        Some(r) => r,
+        None => {
+            let mut out = Vec::new();
+            let n = compress_into(&mut out)?;
+            out.truncate(n);
+            out.shrink_to_fit();
+            Ok(out)
+        }
     }
-    out.truncate(rc as usize);
-    out.shrink_to_fit();
-    Ok(out)
+}
+
+/// Largest output buffer `ctx_compress` keeps per thread.
+const SCRATCH_MAX: usize = 64 << 20;
+
+thread_local! {
+    /// The output buffer `ctx_compress` keeps per thread.
+    static COMPRESS_SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -211,6 +244,11 @@ impl SchunkHandle {
     /// Whether `p` points into the bytes of an in-memory frame (a chunk lent by
     /// `blosc2_schunk_get_chunk`), which must be copied rather than taken over.
     fn lent(&self, p: *const u8) -> bool {
+        let a = p as usize;
+        // Chunks lent from a caller's frame buffer stay in it after a copy-on-write.
+        if a >= self.cframe_owner && a - self.cframe_owner < self.cframe_len {
+            return true;
+        }
         match self.core.frame().and_then(|f| f.as_bytes()) {
             Some(b) => b.as_ptr_range().contains(&p),
             None => false,
@@ -454,6 +492,7 @@ fn new_handle() -> Box<SchunkHandle> {
         ptr::addr_of_mut!((*p).data_cap).write(0);
         ptr::addr_of_mut!((*p).avoid_cframe_free).write(false);
         ptr::addr_of_mut!((*p).cframe_owner).write(0);
+        ptr::addr_of_mut!((*p).cframe_len).write(0);
         ptr::addr_of_mut!((*p).seen_reloads).write(0);
         b.assume_init()
     }

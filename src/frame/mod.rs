@@ -2,8 +2,15 @@
 //! memory or in a file, possibly embedded at an offset of a larger file) or sparse (an
 //! `sframe`: a directory with an index file and one file per chunk).
 //!
-//! [`Frame`] owns the bytes of a frame and keeps them a valid frame after every call: a process
-//! killed between two calls leaves a readable file. It knows chunks only as opaque Blosc chunks
+//! [`Frame`] owns the bytes of a frame (or reads bytes lent by their owner, copying them at the
+//! first change: [`Frame::from_shared`]) and keeps them a valid frame after every call: a
+//! process killed between two calls leaves a readable file. Appends go further: the header,
+//! which commits a change, is written after the new offsets chunk and trailer, and the bytes
+//! of the new chunk that overlap the old offsets chunk and trailer only after the header, so a
+//! process killed *during* an append of a chunk at least as long as the old offsets chunk and
+//! trailer still leaves every chunk appended before readable (the chunk being appended may
+//! then read as damaged); a sparse frame's index file is written aside and renamed over the
+//! old one when the I/O back-end can (see [`Io::replace_file`]). It knows chunks only as opaque Blosc chunks
 //! (plus their headers), and stores zero/NaN/uninit chunks as special offsets instead of bytes.
 //!
 //! Layout of the module: [`header`] (fixed header and metalayers), [`trailer`] (vlmetalayers,

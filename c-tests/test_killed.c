@@ -23,7 +23,7 @@
 #include <time.h>
 
 #define NITEMS 20000 /* int32 items per chunk: 80 KB, about 40 KB compressed */
-#define ROUNDS 8
+#define ROUNDS 6
 
 static char *tmp_path(const char *name) {
   static char p[256];

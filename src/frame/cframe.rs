@@ -63,10 +63,17 @@ impl Bytes<'_> {
             Bytes::Mem(v) => {
                 let v = v.to_mut();
                 let r = mem_range(pos, data.len()).map_err(|_| Error::WriteBuffer)?;
-                if v.len() < r.end {
-                    v.resize(r.end, 0);
+                if v.len() < r.start {
+                    v.resize(r.start, 0);
                 }
-                v[r].copy_from_slice(data);
+                // Overwrite what exists, append the rest (without zero-filling it first).
+                let over = (v.len() - r.start).min(data.len());
+                v[r.start..r.start + over].copy_from_slice(&data[..over]);
+                if over < data.len() {
+                    v.try_reserve(data.len() - over)
+                        .map_err(|_| Error::MemoryAlloc)?;
+                    v.extend_from_slice(&data[over..]);
+                }
                 Ok(())
             }
             Bytes::File { h, base } => h.write_at(file_pos(*base, pos)?, data),

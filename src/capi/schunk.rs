@@ -100,28 +100,7 @@ fn ctx_compress(
         return Err(Error::MaxBufsizeExceeded);
     }
     let cap = src.len() + MAX_OVERHEAD;
-    let compress_into = |out: &mut Vec<u8>| -> crate::Result<usize> {
-        if out.len() < cap {
-            out.try_reserve_exact(cap - out.len())
-                .map_err(|_| Error::MemoryAlloc)?;
-            out.resize(cap, 0);
-        }
-        // SAFETY: `src` and `out` are valid for the lengths given; the context is live.
-        let rc = unsafe {
-            super::chunk::blosc2_compress_ctx(
-                cctx,
-                src.as_ptr() as *const c_void,
-                src.len() as i32,
-                out.as_mut_ptr() as *mut c_void,
-                cap as i32,
-            )
-        };
-        if rc <= 0 {
-            crate::trace_error!("Cannot compress the chunk ({})", rc);
-            return Err(Error::from_code(rc).unwrap_or(Error::Failure));
-        }
-        Ok(rc as usize)
-    };
+    let compress_into = |out: &mut Vec<u8>| compress_ctx_into(cctx, src, out);
     // Compress into a buffer kept by the thread (a new zeroed buffer per chunk costs a page
     // fault per page of the whole chunk), then copy the compressed bytes out. A nested call
     // (from a prefilter) or a huge chunk gets a buffer of its own.
@@ -143,6 +122,46 @@ fn ctx_compress(
             Ok(out)
         }
     }
+}
+
+/// Hand the chunk number `nchunk` to the prefilter of the compression context `cctx`.
+fn set_ctx_nchunk(cctx: *mut blosc2_context, nchunk: i64) {
+    // SAFETY: `cctx` is NULL or a live context of the super-chunk.
+    if let Some(ctx) = unsafe { cctx.as_mut() } {
+        if let Kind::Compress(p) = &mut ctx.kind {
+            p.nchunk = nchunk;
+        }
+    }
+}
+
+/// Compress `src` through the live context `cctx` into `out` (grown to the worst case if
+/// needed); returns the compressed size.
+fn compress_ctx_into(
+    cctx: *mut blosc2_context,
+    src: &[u8],
+    out: &mut Vec<u8>,
+) -> crate::Result<usize> {
+    let cap = src.len() + MAX_OVERHEAD;
+    if out.len() < cap {
+        out.try_reserve_exact(cap - out.len())
+            .map_err(|_| Error::MemoryAlloc)?;
+        out.resize(cap, 0);
+    }
+    // SAFETY: `src` and `out` are valid for the lengths given; the caller passes a live context.
+    let rc = unsafe {
+        super::chunk::blosc2_compress_ctx(
+            cctx,
+            src.as_ptr() as *const c_void,
+            src.len() as i32,
+            out.as_mut_ptr() as *mut c_void,
+            cap as i32,
+        )
+    };
+    if rc <= 0 {
+        crate::trace_error!("Cannot compress the chunk ({})", rc);
+        return Err(Error::from_code(rc).unwrap_or(Error::Failure));
+    }
+    Ok(rc as usize)
 }
 
 /// Largest output buffer `ctx_compress` keeps per thread.
@@ -1022,9 +1041,30 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
             return e.code() as i64;
         }
         let (cctx, cp) = (h.c.cctx, h.core.cparams().clone());
-        let r = h
-            .core
-            .append_buffer_by(&mut |n, s| ctx_compress(cctx, &cp, n, s), s);
+        // With a context, compress into the thread's kept buffer and store from there (one
+        // copy fewer than compressing into a new chunk).
+        let kept = (!cctx.is_null() && s.len() + MAX_OVERHEAD <= SCRATCH_MAX)
+            .then(|| {
+                COMPRESS_SCRATCH.with(|cell| {
+                    let mut out = cell.try_borrow_mut().ok()?;
+                    let out: &mut Vec<u8> = &mut out;
+                    Some(h.core.append_buffer_into(
+                        |n, s| {
+                            set_ctx_nchunk(cctx, n);
+                            let k = compress_ctx_into(cctx, s, out)?;
+                            Ok(&out[..k])
+                        },
+                        s,
+                    ))
+                })
+            })
+            .flatten();
+        let r = match kept {
+            Some(r) => r,
+            None => h
+                .core
+                .append_buffer_by(&mut |n, s| ctx_compress(cctx, &cp, n, s), s),
+        };
         h.write_data_from(n);
         h.sync();
         code64(r)

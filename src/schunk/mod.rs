@@ -703,6 +703,20 @@ impl Schunk {
         Ok(())
     }
 
+    /// Compress `src` with `compress` (given the number of the new chunk) into any chunk
+    /// (e.g. a slice of a buffer the caller reuses, copied when stored) and append it; returns
+    /// the new number of chunks.
+    pub fn append_buffer_into<C: IntoChunk>(
+        &mut self,
+        compress: impl FnOnce(i64, &[u8]) -> Result<C>,
+        src: &[u8],
+    ) -> Result<i64> {
+        let n = self.nchunks();
+        self.current_nchunk = n;
+        let chunk = compress(n, src)?;
+        self.append_chunk(chunk)
+    }
+
     /// Compress `src` with `compress` (given the number of the new chunk) and append it;
     /// returns the new number of chunks.
     pub fn append_buffer_by(&mut self, compress: &mut Compressor<'_>, src: &[u8]) -> Result<i64> {

@@ -1814,11 +1814,16 @@ BLOSC_EXPORT int blosc2_schunk_free(blosc2_schunk *schunk);
 /**
  * A super-chunk from the contiguous frame `cframe` (`len` bytes). With `copy == true` an
  * in-memory sparse super-chunk holding copies of the chunks (as C-Blosc2); with
- * `copy == false` an in-memory frame that takes the `malloc`ed buffer over: it is freed with
- * the super-chunk unless `blosc2_schunk_avoid_cframe_free(schunk, true)` is called.
+ * `copy == false` an in-memory frame that reads `cframe` in place (only the header, the
+ * offsets and the trailer are parsed now). As in C-Blosc2, the buffer stays the caller's:
+ * it is not freed with the super-chunk unless `blosc2_schunk_avoid_cframe_free(schunk,
+ * false)` hands it over (it must then come from `malloc`). Unlike C-Blosc2, which
+ * `realloc`s the caller's buffer when the super-chunk changes, the frame is copied at its
+ * first change and `cframe` is never written.
  *
  * # Safety
- * `cframe` must be readable for `len` bytes.
+ * `cframe` must be readable for `len` bytes; with `copy == false` it must stay alive and
+ * unchanged while the super-chunk lives.
  */
 BLOSC_EXPORT blosc2_schunk *blosc2_schunk_from_buffer(uint8_t *cframe, int64_t len, bool copy);
 

@@ -4,13 +4,13 @@
 //! Frame-backed super-chunks are ordinary `blosc2_schunk`s (see `schunk.rs`) whose core holds a
 //! [`Frame`]; their C struct shows a non-NULL opaque `frame` and a NULL `data`, as C-Blosc2's.
 
+use super::guard;
 use super::schunk::{core_io, handle, malloc_copy, new_schunk_with, urlpath_str, SchunkHandle};
 use super::types::*;
-use super::{guard, slice};
 use crate::frame::{Frame, StdIo};
 use crate::schunk::Schunk;
 use crate::Error;
-use core::ffi::{c_char, c_int, c_void};
+use core::ffi::{c_char, c_int};
 use core::ptr;
 use std::path::Path;
 
@@ -191,13 +191,45 @@ pub unsafe extern "C" fn blosc2_schunk_open_offset_udio(
     })
 }
 
+/// A frame buffer of a C caller, lent to an in-memory frame by
+/// `blosc2_schunk_from_buffer(.., copy=false)`.
+///
+/// This is the one place where the core reads memory it does not own: the frame reads it in
+/// place (header, offsets and trailer at once, chunks when asked for) and copies it into a
+/// buffer of its own before the first change, so it never writes or frees it.
+struct CallerFrame {
+    ptr: *const u8,
+    len: usize,
+}
+
+// SAFETY: the bytes are only read, never written, through this pointer; the caller of
+// `blosc2_schunk_from_buffer` keeps them alive and unchanged while the super-chunk lives
+// (as C-Blosc2 requires), whatever thread uses the super-chunk.
+unsafe impl Send for CallerFrame {}
+// SAFETY: as for `Send`: shared read-only access.
+unsafe impl Sync for CallerFrame {}
+
+impl AsRef<[u8]> for CallerFrame {
+    fn as_ref(&self) -> &[u8] {
+        // SAFETY: `ptr` is non-NULL and readable for `len <= isize::MAX` bytes for the life of
+        // the super-chunk holding this value (checked and promised in
+        // `blosc2_schunk_from_buffer`).
+        unsafe { core::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
 /// A super-chunk from the contiguous frame `cframe` (`len` bytes). With `copy == true` an
 /// in-memory sparse super-chunk holding copies of the chunks (as C-Blosc2); with
-/// `copy == false` an in-memory frame that takes the `malloc`ed buffer over: it is freed with
-/// the super-chunk unless `blosc2_schunk_avoid_cframe_free(schunk, true)` is called.
+/// `copy == false` an in-memory frame that reads `cframe` in place (only the header, the
+/// offsets and the trailer are parsed now). As in C-Blosc2, the buffer stays the caller's:
+/// it is not freed with the super-chunk unless `blosc2_schunk_avoid_cframe_free(schunk,
+/// false)` hands it over (it must then come from `malloc`). Unlike C-Blosc2, which
+/// `realloc`s the caller's buffer when the super-chunk changes, the frame is copied at its
+/// first change and `cframe` is never written.
 ///
 /// # Safety
-/// `cframe` must be readable for `len` bytes.
+/// `cframe` must be readable for `len` bytes; with `copy == false` it must stay alive and
+/// unchanged while the super-chunk lives.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_from_buffer(
     cframe: *mut u8,
@@ -209,11 +241,13 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(
             crate::trace_error!("Invalid frame buffer");
             return ptr::null_mut();
         }
-        // SAFETY: the caller guarantees `len` readable bytes.
-        let Some(b) = (unsafe { slice(cframe as *const c_void, len as usize) }) else {
-            return ptr::null_mut();
-        };
-        let f = match Frame::from_bytes(b.to_vec()) {
+        // With `copy`, the chunks are copied out below and the frame (with the borrow) is
+        // dropped before returning.
+        let parsed = Frame::from_shared(Box::new(CallerFrame {
+            ptr: cframe,
+            len: len as usize,
+        }));
+        let f = match parsed {
             Ok(f) => f,
             Err(e) => {
                 crate::trace_error!("The buffer is not a valid frame: {}", e);
@@ -224,12 +258,14 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(
             crate::trace_error!("The buffer holds the index of a sparse frame");
             return ptr::null_mut();
         }
-        // SAFETY: default I/O.
+        // SAFETY: default I/O. With `copy`, the frame (and so the borrow) is dropped inside.
         let out = unsafe { schunk_of_frame(f, &BLOSC2_IO_DEFAULTS, None, copy) };
         if !copy {
             // SAFETY: NULL or the handle just created.
             if let Some(h) = unsafe { handle(out) } {
                 h.cframe_owner = cframe as usize;
+                h.cframe_len = len as usize;
+                h.avoid_cframe_free = true;
             }
         }
         out

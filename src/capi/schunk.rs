@@ -39,6 +39,10 @@ pub(crate) struct SchunkHandle {
     /// The `malloc`ed buffer handed over by `blosc2_schunk_from_buffer(.., copy=false)` (0 if
     /// none): freed with the super-chunk unless `avoid_cframe_free` is set, as C-Blosc2 does.
     pub(crate) cframe_owner: usize,
+    /// Length of the buffer at `cframe_owner`.
+    pub(crate) cframe_len: usize,
+    /// `core.reloads()` when the C mirrors were last rebuilt.
+    seen_reloads: u64,
 }
 
 /// The handle behind a C super-chunk pointer (`None` for NULL).
@@ -104,10 +108,59 @@ fn ctx_compress(
         return Err(Error::MaxBufsizeExceeded);
     }
     let cap = src.len() + MAX_OVERHEAD;
-    let mut out = Vec::new();
-    out.try_reserve_exact(cap).map_err(|_| Error::MemoryAlloc)?;
-    out.resize(cap, 0);
-    // `src` and `out` are valid for the lengths given; the context is live.
+    let compress_into = |out: &mut Vec<u8>| compress_ctx_into(cctx, src, out);
+    // Compress into a buffer kept by the thread (a new zeroed buffer per chunk costs a page
+    // fault per page of the whole chunk), then copy the compressed bytes out. A nested call
+    // (from a prefilter) or a huge chunk gets a buffer of its own.
+    let r = if cap <= SCRATCH_MAX {
+        COMPRESS_SCRATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut out) => Some(compress_into(&mut out).map(|n| out[..n].to_vec())),
+            Err(_) => None,
+        })
+    } else {
+        None
+    };
+    match r {
+        Some(r) => r,
+        None => {
+            let mut out = Vec::new();
+            let n = compress_into(&mut out)?;
+            out.truncate(n);
+            out.shrink_to_fit();
+            Ok(out)
+        }
+    }
+}
+
+/// Hand the chunk number `nchunk` to the prefilter of the compression context `cctx`.
+fn set_ctx_nchunk(cctx: *mut blosc2_context, nchunk: i64) {
+    // SAFETY: `cctx` is NULL or a live context of the super-chunk.
+    if let Some(ctx) = unsafe { cctx.as_mut() } {
+        if let Kind::Compress(p) = &mut ctx.kind {
+            p.nchunk = nchunk;
+        }
+    }
+}
+
+/// Compress `src` through the live context `cctx` into `out` (grown to the worst case if
+/// needed); returns the compressed size.
+fn compress_ctx_into(
+    cctx: *mut blosc2_context,
+    src: &[u8],
+    out: &mut Vec<u8>,
+) -> crate::Result<usize> {
+    let cap = src.len() + MAX_OVERHEAD;
+    if out.len() < cap {
+        out.try_reserve_exact(cap - out.len())
+            .map_err(|_| Error::MemoryAlloc)?;
+        out.resize(cap, 0);
+    }
+    // SAFETY: the caller passes a live context (or NULL).
+    let Some(ctx) = (unsafe { cctx.as_mut() }) else {
+        return Err(Error::NullPointer);
+    };
+    // `src` and `out` are valid for the lengths given; the plugin information of the context
+    // was filled in by the caller.
     let rc = super::chunk::compress_resolved(
         ctx,
         src.as_ptr() as *const c_void,
@@ -119,9 +172,15 @@ fn ctx_compress(
         crate::trace_error!("Cannot compress the chunk ({})", rc);
         return Err(Error::from_code(rc).unwrap_or(Error::Failure));
     }
-    out.truncate(rc as usize);
-    out.shrink_to_fit();
-    Ok(out)
+    Ok(rc as usize)
+}
+
+/// Largest output buffer `ctx_compress` keeps per thread.
+const SCRATCH_MAX: usize = 64 << 20;
+
+thread_local! {
+    /// The output buffer `ctx_compress` keeps per thread.
+    static COMPRESS_SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -215,6 +274,11 @@ impl SchunkHandle {
     /// Whether `p` points into the bytes of an in-memory frame (a chunk lent by
     /// `blosc2_schunk_get_chunk`), which must be copied rather than taken over.
     fn lent(&self, p: *const u8) -> bool {
+        let a = p as usize;
+        // Chunks lent from a caller's frame buffer stay in it after a copy-on-write.
+        if a >= self.cframe_owner && a - self.cframe_owner < self.cframe_len {
+            return true;
+        }
         match self.core.frame().and_then(|f| f.as_bytes()) {
             Some(b) => b.as_ptr_range().contains(&p),
             None => false,
@@ -235,8 +299,22 @@ impl SchunkHandle {
         Ok(())
     }
 
-    /// Counters and the current chunk, also handed to the contexts' pre/postfilters.
+    /// Bring the C struct in sync after a call: every mirror (metalayers, vlmetalayers, chunk
+    /// pointers) when the core read the frame again because another handle changed it (any
+    /// locked operation may do that), else the counters and the current chunk.
     pub(crate) fn sync(&mut self) {
+        if self.core.reloads() != self.seen_reloads {
+            if let Err(e) = self.rebuild_mirrors() {
+                crate::trace_error!("Cannot copy the metalayers of the super-chunk: {}", e);
+                self.sync_counters();
+            }
+            return;
+        }
+        self.sync_counters();
+    }
+
+    /// Counters and the current chunk, also handed to the contexts' pre/postfilters.
+    fn sync_counters(&mut self) {
         let s = &self.core;
         self.c.nchunks = s.nchunks();
         self.c.nbytes = s.nbytes();
@@ -317,6 +395,7 @@ impl SchunkHandle {
 
     /// Rebuild every C-side copy (chunk pointers, metalayers) from the core.
     pub(crate) fn rebuild_mirrors(&mut self) -> Result<(), Error> {
+        self.seen_reloads = self.core.reloads();
         self.reserve_data(self.core.nchunks() as usize)?;
         self.write_data_from(0);
         // SAFETY: the metalayer arrays hold NULL or our own malloc'ed entries.
@@ -448,6 +527,8 @@ fn new_handle() -> Box<SchunkHandle> {
         ptr::addr_of_mut!((*p).data_cap).write(0);
         ptr::addr_of_mut!((*p).avoid_cframe_free).write(false);
         ptr::addr_of_mut!((*p).cframe_owner).write(0);
+        ptr::addr_of_mut!((*p).cframe_len).write(0);
+        ptr::addr_of_mut!((*p).seen_reloads).write(0);
         b.assume_init()
     }
 }
@@ -978,9 +1059,30 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
             return e.code() as i64;
         }
         let (cctx, cp) = (h.c.cctx, h.core.cparams().clone());
-        let r = h
-            .core
-            .append_buffer_by(&mut |n, s| ctx_compress(cctx, &cp, n, s), s);
+        // With a context, compress into the thread's kept buffer and store from there (one
+        // copy fewer than compressing into a new chunk).
+        let kept = (!cctx.is_null() && s.len() + MAX_OVERHEAD <= SCRATCH_MAX)
+            .then(|| {
+                COMPRESS_SCRATCH.with(|cell| {
+                    let mut out = cell.try_borrow_mut().ok()?;
+                    let out: &mut Vec<u8> = &mut out;
+                    Some(h.core.append_buffer_into(
+                        |n, s| {
+                            set_ctx_nchunk(cctx, n);
+                            let k = compress_ctx_into(cctx, s, out)?;
+                            Ok(&out[..k])
+                        },
+                        s,
+                    ))
+                })
+            })
+            .flatten();
+        let r = match kept {
+            Some(r) => r,
+            None => h
+                .core
+                .append_buffer_by(&mut |n, s| ctx_compress(cctx, &cp, n, s), s),
+        };
         h.write_data_from(n);
         h.sync();
         code64(r)

@@ -5,7 +5,7 @@
 use super::header::{self, FixedHeader, HEADER_MINLEN};
 use super::io::{IoHandle, OpenMode};
 use super::trailer::{self, TRAILER_MINLEN};
-use super::{index, sframe, Frame, OffsetsChunk, Storage};
+use super::{index, sframe, Frame, MemBuf, OffsetsChunk, Storage};
 use crate::chunk::header::EXTENDED_HEADER_LENGTH;
 use crate::error::{Error, Result};
 use std::collections::HashMap;
@@ -13,7 +13,8 @@ use std::collections::HashMap;
 /// The bytes of a contiguous frame (or of a sparse frame's index file), addressed from the
 /// frame's first byte.
 pub(super) enum Bytes<'a> {
-    Mem(&'a mut Vec<u8>),
+    /// In-memory bytes; lent bytes are copied at the first write.
+    Mem(&'a mut MemBuf),
     File {
         h: Box<dyn IoHandle + 'a>,
         base: u64,
@@ -34,7 +35,7 @@ impl Bytes<'_> {
     /// Bytes available from the frame start to the end of the buffer or file.
     pub(super) fn available(&mut self) -> Result<u64> {
         match self {
-            Bytes::Mem(v) => Ok(v.len() as u64),
+            Bytes::Mem(v) => Ok(v.as_slice().len() as u64),
             Bytes::File { h, base } => {
                 let size = h.size()?;
                 if *base > size {
@@ -50,7 +51,7 @@ impl Bytes<'_> {
         match self {
             Bytes::Mem(v) => {
                 let r = mem_range(pos, buf.len())?;
-                buf.copy_from_slice(v.get(r).ok_or(Error::ReadBuffer)?);
+                buf.copy_from_slice(v.as_slice().get(r).ok_or(Error::ReadBuffer)?);
                 Ok(())
             }
             Bytes::File { h, base } => h.read_at(file_pos(*base, pos)?, buf),
@@ -60,11 +61,19 @@ impl Bytes<'_> {
     pub(super) fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
         match self {
             Bytes::Mem(v) => {
+                let v = v.to_mut();
                 let r = mem_range(pos, data.len()).map_err(|_| Error::WriteBuffer)?;
-                if v.len() < r.end {
-                    v.resize(r.end, 0);
+                if v.len() < r.start {
+                    v.resize(r.start, 0);
                 }
-                v[r].copy_from_slice(data);
+                // Overwrite what exists, append the rest (without zero-filling it first).
+                let over = (v.len() - r.start).min(data.len());
+                v[r.start..r.start + over].copy_from_slice(&data[..over]);
+                if over < data.len() {
+                    v.try_reserve(data.len() - over)
+                        .map_err(|_| Error::MemoryAlloc)?;
+                    v.extend_from_slice(&data[over..]);
+                }
                 Ok(())
             }
             Bytes::File { h, base } => h.write_at(file_pos(*base, pos)?, data),
@@ -75,7 +84,9 @@ impl Bytes<'_> {
         match self {
             Bytes::Mem(v) => {
                 let len = usize::try_from(len).map_err(|_| Error::MemoryAlloc)?;
-                v.resize(len, 0);
+                if v.as_slice().len() != len {
+                    v.to_mut().resize(len, 0);
+                }
                 Ok(())
             }
             Bytes::File { h, base } => h.truncate(file_pos(*base, len)?),
@@ -88,6 +99,7 @@ impl Bytes<'_> {
             return Ok(());
         }
         if let Bytes::Mem(v) = self {
+            let v = v.to_mut();
             let src = mem_range(from, len as usize)?;
             let dst = mem_range(to, len as usize)?;
             if v.len() < dst.end {
@@ -283,6 +295,7 @@ pub(super) fn load(mut storage: Storage) -> Result<Frame> {
         frame_len: p.fixed.frame_len as u64,
         lock: None,
         seen_generation: 0,
+        pending: Vec::new(),
     })
 }
 
@@ -321,13 +334,37 @@ impl Frame {
         let mut header = probe;
         header[header::POS_FRAME_LEN..header::POS_FRAME_LEN + 8]
             .copy_from_slice(&(frame_len as i64).to_be_bytes());
-        {
+        let pending = std::mem::take(&mut self.pending);
+        if sparse && self.write_index_file(&header, coff.as_deref(), &trailer)? {
+            // The index file was replaced at once.
+        } else {
+            // The header goes last: it commits the change. When the new offsets chunk and
+            // trailer lie past the frame as it is now (an append of a chunk at least as long
+            // as the old offsets chunk and trailer), the bytes of the new chunk that overlap
+            // the old ones are written only after the header: a process killed at any moment
+            // leaves a valid frame with every chunk appended before (at worst the chunk being
+            // appended then reads as damaged).
+            let committed = match self.storage {
+                Storage::File { .. } => self.frame_len,
+                _ => u64::MAX,
+            };
+            let late = coff.is_some() && tail_pos >= committed;
             let mut b = open_bytes(&mut self.storage, OpenMode::ReadWrite)?;
+            if !late {
+                for (pos, bytes) in &pending {
+                    b.write_at(*pos, bytes)?;
+                }
+            }
             if let Some(c) = &coff {
                 b.write_at(tail_pos, c)?;
             }
-            b.write_at(0, &header)?;
             b.write_at(tail_pos + off_len, &trailer)?;
+            b.write_at(0, &header)?;
+            if late {
+                for (pos, bytes) in &pending {
+                    b.write_at(*pos, bytes)?;
+                }
+            }
             b.set_len(frame_len)?;
         }
         self.header_len = hl;
@@ -335,6 +372,44 @@ impl Frame {
         self.trailer_len = trailer.len() as u64;
         self.frame_len = frame_len;
         Ok(())
+    }
+
+    /// Replace the index file of a sparse frame at once (written aside, then renamed over the
+    /// old one) when the I/O back-end can; returns whether it did.
+    fn write_index_file(
+        &mut self,
+        header: &[u8],
+        coff: Option<&[u8]>,
+        trailer: &[u8],
+    ) -> Result<bool> {
+        let Storage::Dir { path, io } = &self.storage else {
+            return Ok(false);
+        };
+        let index = sframe::index_path(path);
+        let mut bytes = header.to_vec();
+        match coff {
+            Some(c) => bytes.extend_from_slice(c),
+            None if !self.offsets.is_empty() => {
+                // The offsets chunk stays as stored.
+                let mut h = io.open(&index, OpenMode::Read)?;
+                let start = bytes.len();
+                bytes.resize(start + self.off_len as usize, 0);
+                h.read_at(self.header_len, &mut bytes[start..])?;
+            }
+            None => {}
+        }
+        bytes.extend_from_slice(trailer);
+        let mut tmp = index.clone().into_os_string();
+        tmp.push(".tmp");
+        let tmp = std::path::PathBuf::from(tmp);
+        super::io::write_file(io.as_ref(), &tmp, &bytes)?;
+        match io.replace_file(&tmp, &index) {
+            Ok(true) => Ok(true),
+            r => {
+                let _ = std::fs::remove_file(&tmp);
+                r.map(|_| false)
+            }
+        }
     }
 
     /// Make this (in-memory) frame hold `section` as its chunks section and `coff` as its
@@ -350,7 +425,7 @@ impl Frame {
         let frame_len = bytes.len() as u64;
         bytes[header::POS_FRAME_LEN..header::POS_FRAME_LEN + 8]
             .copy_from_slice(&(frame_len as i64).to_be_bytes());
-        self.storage = Storage::Memory(bytes);
+        self.storage = Storage::Memory(MemBuf::Owned(bytes));
         self.header_len = hl;
         self.off_len = coff.len() as u64;
         self.trailer_len = trailer.len() as u64;
@@ -361,7 +436,7 @@ impl Frame {
     /// An in-memory contiguous copy of this frame (chunks in logical order, special chunks kept
     /// as special offsets, shared chunks stored once).
     pub(super) fn contiguous_copy(&self) -> Result<Frame> {
-        let mut f = Frame::empty(Storage::Memory(Vec::new()), &self.params);
+        let mut f = Frame::empty(Storage::Memory(MemBuf::Owned(Vec::new())), &self.params);
         f.metalayers = self.metalayers.clone();
         f.vlmetalayers = self.vlmetalayers.clone();
         f.nbytes = self.nbytes;
@@ -391,5 +466,47 @@ impl Frame {
         };
         f.build_memory(section, coff)?;
         Ok(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Frame, FrameParams};
+    use crate::params::CParams;
+    use std::sync::Arc;
+
+    fn chunk(seed: u8) -> Vec<u8> {
+        let data: Vec<u8> = (0..4000u32).map(|i| (i as u8) ^ seed).collect();
+        crate::schunk::compress_chunk(&CParams::default(), 0, &data).unwrap()
+    }
+
+    #[test]
+    fn lent_frame_is_read_in_place_and_copied_on_write() {
+        let c0 = chunk(1);
+        let c1 = chunk(2);
+        let f = Frame::from_chunks(&FrameParams::default(), &[&c0, &c1], &[], &[]).unwrap();
+        let bytes: Arc<Vec<u8>> = Arc::new(f.into_bytes().unwrap());
+        let saved = bytes.as_ref().clone();
+        struct Lend(Arc<Vec<u8>>);
+        impl AsRef<[u8]> for Lend {
+            fn as_ref(&self) -> &[u8] {
+                &self.0
+            }
+        }
+        let mut g = Frame::from_shared(Box::new(Lend(bytes.clone()))).unwrap();
+        assert!(g.is_lent());
+        assert_eq!(g.nchunks(), 2);
+        assert_eq!(g.as_bytes().unwrap().as_ptr(), bytes.as_ptr());
+        assert_eq!(&*g.get_chunk(1).unwrap(), &c1[..]);
+        g.append_chunk(&chunk(3)).unwrap();
+        assert!(!g.is_lent());
+        assert_eq!(g.nchunks(), 3);
+        assert_eq!(bytes.as_ref(), &saved);
+        assert_eq!(&*g.get_chunk(0).unwrap(), &c0[..]);
+        assert_eq!(&*g.get_chunk(2).unwrap(), &chunk(3)[..]);
+        // A damaged lent buffer fails cleanly.
+        let mut bad = saved.clone();
+        bad.truncate(bad.len() - 3);
+        assert!(Frame::from_shared(Box::new(bad)).is_err());
     }
 }

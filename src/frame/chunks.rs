@@ -55,6 +55,7 @@ impl Frame {
         let mut h = [0u8; EXTENDED_HEADER_LENGTH];
         match &self.storage {
             Storage::Memory(v) => {
+                let v = v.as_slice();
                 self.stored_span(off, |pos, buf| {
                     let pos = usize::try_from(pos).map_err(|_| Error::ReadBuffer)?;
                     let src = v.get(pos..pos + buf.len()).ok_or(Error::ReadBuffer)?;
@@ -122,8 +123,21 @@ impl Frame {
             }
             _ => {
                 let at = self.header_len + self.cbytes as u64;
-                let mut b = cframe::open_bytes(&mut self.storage, OpenMode::ReadWrite)?;
-                b.write_at(at, bytes)?;
+                // In a file, the bytes overlapping the frame on disk (its old offsets chunk
+                // and trailer) wait for `write_tail` (see there).
+                let committed = match self.storage {
+                    Storage::File { .. } => self.frame_len,
+                    _ => 0,
+                };
+                let split = committed.clamp(at, at + bytes.len() as u64);
+                let (head, rest) = bytes.split_at((split - at) as usize);
+                if !head.is_empty() {
+                    self.pending.push((at, head.to_vec()));
+                }
+                if !rest.is_empty() {
+                    let mut b = cframe::open_bytes(&mut self.storage, OpenMode::ReadWrite)?;
+                    b.write_at(split, rest)?;
+                }
                 self.cbytes
             }
         };

@@ -49,6 +49,26 @@ pub trait Io: Send + Sync {
     fn locking(&self) -> bool {
         false
     }
+
+    /// Atomically replace the file `to` with the file `from` (a rename), if the back-end can:
+    /// returns `Ok(false)` when it cannot (the default), and the caller then writes in place.
+    fn replace_file(&self, from: &Path, to: &Path) -> Result<bool> {
+        let _ = (from, to);
+        Ok(false)
+    }
+}
+
+fn rename(from: &Path, to: &Path) -> Result<bool> {
+    std::fs::rename(from, to).map_err(|e| {
+        crate::trace_error!(
+            "Cannot rename {} to {}: {}",
+            from.display(),
+            to.display(),
+            e
+        );
+        Error::FileWrite
+    })?;
+    Ok(true)
 }
 
 /// An open file of an [`Io`] back-end. Dropping it closes the file.
@@ -80,6 +100,10 @@ impl Io for LockingStdIo {
     fn locking(&self) -> bool {
         true
     }
+
+    fn replace_file(&self, from: &Path, to: &Path) -> Result<bool> {
+        rename(from, to)
+    }
 }
 
 struct StdHandle {
@@ -105,6 +129,10 @@ impl Io for StdIo {
             Error::FileOpen
         })?;
         Ok(Box::new(StdHandle { file }))
+    }
+
+    fn replace_file(&self, from: &Path, to: &Path) -> Result<bool> {
+        rename(from, to)
     }
 }
 

@@ -2,8 +2,15 @@
 //! memory or in a file, possibly embedded at an offset of a larger file) or sparse (an
 //! `sframe`: a directory with an index file and one file per chunk).
 //!
-//! [`Frame`] owns the bytes of a frame and keeps them a valid frame after every call: a process
-//! killed between two calls leaves a readable file. It knows chunks only as opaque Blosc chunks
+//! [`Frame`] owns the bytes of a frame (or reads bytes lent by their owner, copying them at the
+//! first change: [`Frame::from_shared`]) and keeps them a valid frame after every call: a
+//! process killed between two calls leaves a readable file. Appends go further: the header,
+//! which commits a change, is written after the new offsets chunk and trailer, and the bytes
+//! of the new chunk that overlap the old offsets chunk and trailer only after the header, so a
+//! process killed *during* an append of a chunk at least as long as the old offsets chunk and
+//! trailer still leaves every chunk appended before readable (the chunk being appended may
+//! then read as damaged); a sparse frame's index file is written aside and renamed over the
+//! old one when the I/O back-end can (see [`Io::replace_file`]). It knows chunks only as opaque Blosc chunks
 //! (plus their headers), and stores zero/NaN/uninit chunks as special offsets instead of bytes.
 //!
 //! Layout of the module: [`header`] (fixed header and metalayers), [`trailer`] (vlmetalayers,
@@ -139,8 +146,48 @@ pub enum Location {
     Dir(PathBuf),
 }
 
+/// Bytes of an in-memory frame lent by their owner (e.g. a buffer of a C caller): the frame
+/// reads them in place and copies them into a buffer of its own before its first change
+/// (copy-on-write), so the owner's bytes are never written.
+pub trait SharedBytes: AsRef<[u8]> + Send + Sync {}
+
+impl<T: AsRef<[u8]> + Send + Sync> SharedBytes for T {}
+
+/// The bytes of an in-memory frame: owned, or lent until the first change.
+enum MemBuf {
+    Owned(Vec<u8>),
+    Lent(Box<dyn SharedBytes>),
+}
+
+impl MemBuf {
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            MemBuf::Owned(v) => v,
+            MemBuf::Lent(b) => (**b).as_ref(),
+        }
+    }
+
+    /// The bytes, writable: lent bytes are copied first.
+    fn to_mut(&mut self) -> &mut Vec<u8> {
+        if let MemBuf::Lent(b) = self {
+            *self = MemBuf::Owned((**b).as_ref().to_vec());
+        }
+        match self {
+            MemBuf::Owned(v) => v,
+            MemBuf::Lent(_) => unreachable!("made owned above"),
+        }
+    }
+
+    fn into_vec(self) -> Vec<u8> {
+        match self {
+            MemBuf::Owned(v) => v,
+            MemBuf::Lent(b) => (*b).as_ref().to_vec(),
+        }
+    }
+}
+
 enum Storage {
-    Memory(Vec<u8>),
+    Memory(MemBuf),
     File {
         path: PathBuf,
         offset: u64,
@@ -211,6 +258,10 @@ pub struct Frame {
     lock: Option<FrameLock>,
     /// The lock generation the cached state reflects.
     seen_generation: i64,
+    /// Bytes of new chunks of a file frame that overlap the frame as it is on disk (its
+    /// offsets chunk and trailer): written by `write_tail` after the new header, so that a
+    /// process killed during an append leaves the previous frame intact.
+    pending: Vec<(u64, Vec<u8>)>,
 }
 
 impl std::fmt::Debug for Frame {
@@ -281,6 +332,7 @@ impl Frame {
             frame_len: 0,
             lock: None,
             seen_generation: 0,
+            pending: Vec::new(),
         }
     }
 
@@ -288,7 +340,7 @@ impl Frame {
     pub fn create(loc: Location, params: &FrameParams, io: Arc<dyn Io>) -> Result<Frame> {
         check_params(params)?;
         let storage = match loc {
-            Location::Memory => Storage::Memory(Vec::new()),
+            Location::Memory => Storage::Memory(MemBuf::Owned(Vec::new())),
             Location::File { path, offset } => {
                 // Make sure the file exists; an embedded frame keeps the bytes before it.
                 let mode = if offset == 0 {
@@ -355,7 +407,21 @@ impl Frame {
 
     /// Parse a contiguous frame held in memory (taken over).
     pub fn from_bytes(bytes: Vec<u8>) -> Result<Frame> {
-        cframe::load(Storage::Memory(bytes))
+        cframe::load(Storage::Memory(MemBuf::Owned(bytes)))
+    }
+
+    /// Parse a contiguous frame held in memory by someone else, without copying it: only the
+    /// header, the offsets chunk and the trailer are read now, chunks when asked for. The
+    /// bytes are copied into the frame's own buffer before its first change (copy-on-write),
+    /// so `bytes` is never written.
+    pub fn from_shared(bytes: Box<dyn SharedBytes>) -> Result<Frame> {
+        cframe::load(Storage::Memory(MemBuf::Lent(bytes)))
+    }
+
+    /// Whether this in-memory frame still reads bytes lent by [`Frame::from_shared`] (no
+    /// change since).
+    pub fn is_lent(&self) -> bool {
+        matches!(self.storage, Storage::Memory(MemBuf::Lent(_)))
     }
 
     /// Build an in-memory frame from whole chunks, as C-Blosc2 serialises an in-memory
@@ -369,7 +435,7 @@ impl Frame {
     ) -> Result<Frame> {
         check_params(params)?;
         header::check_metalayers(metalayers)?;
-        let mut f = Frame::empty(Storage::Memory(Vec::new()), params);
+        let mut f = Frame::empty(Storage::Memory(MemBuf::Owned(Vec::new())), params);
         f.metalayers = metalayers.to_vec();
         f.vlmetalayers = vlmetalayers.to_vec();
         let news = chunks
@@ -421,7 +487,7 @@ impl Frame {
     /// The whole frame serialised as a contiguous frame (cframe), whatever the location.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         match &self.storage {
-            Storage::Memory(v) => Ok(v.clone()),
+            Storage::Memory(v) => Ok(v.as_slice().to_vec()),
             Storage::File { path, offset, io } => {
                 let mut h = io.open(path, OpenMode::Read)?;
                 let len = usize::try_from(self.frame_len).map_err(|_| Error::MemoryAlloc)?;
@@ -431,8 +497,9 @@ impl Frame {
             }
             Storage::Dir { .. } => {
                 let mut f = self.contiguous_copy()?;
-                match std::mem::replace(&mut f.storage, Storage::Memory(Vec::new())) {
-                    Storage::Memory(v) => Ok(v),
+                match std::mem::replace(&mut f.storage, Storage::Memory(MemBuf::Owned(Vec::new())))
+                {
+                    Storage::Memory(v) => Ok(v.into_vec()),
                     _ => Err(Error::Failure),
                 }
             }
@@ -442,7 +509,7 @@ impl Frame {
     /// The frame bytes of an in-memory frame (`None` for File/Dir frames).
     pub fn as_bytes(&self) -> Option<&[u8]> {
         match &self.storage {
-            Storage::Memory(v) => Some(v),
+            Storage::Memory(v) => Some(v.as_slice()),
             _ => None,
         }
     }
@@ -450,7 +517,7 @@ impl Frame {
     /// The frame serialised as a cframe, consuming the frame (no copy for in-memory frames).
     pub fn into_bytes(self) -> Result<Vec<u8>> {
         match self.storage {
-            Storage::Memory(v) => Ok(v),
+            Storage::Memory(v) => Ok(v.into_vec()),
             _ => self.to_bytes(),
         }
     }
@@ -809,6 +876,7 @@ impl Frame {
         }
         match &self.storage {
             Storage::Memory(v) => {
+                let v = v.as_slice();
                 let (start, len) = self.stored_span(off, |pos, buf| {
                     let pos = usize::try_from(pos).map_err(|_| Error::ReadBuffer)?;
                     let src = v.get(pos..pos + buf.len()).ok_or(Error::ReadBuffer)?;

@@ -173,6 +173,8 @@ pub struct Schunk {
     change_tick: i64,
     /// The shapes of the "b2nd" metalayer (decoded once, for the n-dimensional plugins).
     nd: Option<Arc<crate::b2nd::Meta>>,
+    /// How many times the state was read again from the frame (changed by another handle).
+    reloads: u64,
 }
 
 impl std::fmt::Debug for Schunk {
@@ -219,6 +221,7 @@ impl Schunk {
             vlmetalayers: Vec::new(),
             change_tick: 0,
             nd: None,
+            reloads: 0,
         };
         s.sync_plugin_params();
         s
@@ -354,8 +357,7 @@ impl Schunk {
         };
         let changed = f.lock(mode)?;
         if changed {
-            self.load_from_frame();
-            self.change_tick += 1;
+            self.reloaded();
         }
         Ok(changed)
     }
@@ -391,8 +393,7 @@ impl Schunk {
         };
         let changed = f.sync()?;
         if changed {
-            self.load_from_frame();
-            self.change_tick += 1;
+            self.reloaded();
         }
         Ok(changed)
     }
@@ -402,10 +403,24 @@ impl Schunk {
     pub fn refresh(&mut self) -> Result<()> {
         if let Store::Frame(f) = &mut self.store {
             f.refresh()?;
-            self.load_from_frame();
-            self.change_tick += 1;
+            self.reloaded();
         }
         Ok(())
+    }
+
+    /// Re-read counters and metalayers after the frame was read again from its storage.
+    fn reloaded(&mut self) {
+        self.load_from_frame();
+        self.change_tick += 1;
+        self.reloads += 1;
+    }
+
+    /// How many times counters and metalayers were read again from the frame because another
+    /// handle changed it (by [`Schunk::lock`], [`Schunk::sync`], [`Schunk::refresh`] or any
+    /// operation taking the frame lock): a caller mirroring them elsewhere compares it with
+    /// the value it saw last.
+    pub fn reloads(&self) -> u64 {
+        self.reloads
     }
 
     /// The super-chunk serialised as a contiguous frame (cframe).
@@ -788,6 +803,20 @@ impl Schunk {
             }
         }
         Ok(())
+    }
+
+    /// Compress `src` with `compress` (given the number of the new chunk) into any chunk
+    /// (e.g. a slice of a buffer the caller reuses, copied when stored) and append it; returns
+    /// the new number of chunks.
+    pub fn append_buffer_into<C: IntoChunk>(
+        &mut self,
+        compress: impl FnOnce(i64, &[u8]) -> Result<C>,
+        src: &[u8],
+    ) -> Result<i64> {
+        let n = self.nchunks();
+        self.current_nchunk = n;
+        let chunk = compress(n, src)?;
+        self.append_chunk(chunk)
     }
 
     /// Compress `src` with `compress` (given the number of the new chunk) and append it;

@@ -4,6 +4,7 @@
 use super::{compress_chunk, Compressor, Op, Schunk, Store};
 use crate::chunk;
 use crate::error::{Error, Result};
+use crate::frame::LockMode;
 use crate::params::{CParams, DParams};
 
 /// Where each chunk starts (in uncompressed bytes).
@@ -79,8 +80,21 @@ impl Schunk {
         Ok(Some((bstart, bstop)))
     }
 
-    /// Decode the items `[start, stop)` into `dst` (which must hold them) with `dparams`.
+    /// Decode the items `[start, stop)` into `dst` (which must hold them) with `dparams`
+    /// (under the shared frame lock when locking is on, held for the whole slice).
     pub fn get_slice_with(
+        &mut self,
+        dparams: &DParams,
+        start: i64,
+        stop: i64,
+        dst: &mut [u8],
+    ) -> Result<()> {
+        self.locked(LockMode::Shared, |s| {
+            s.get_slice_unlocked(dparams, start, stop, dst)
+        })
+    }
+
+    fn get_slice_unlocked(
         &mut self,
         dparams: &DParams,
         start: i64,
@@ -135,8 +149,22 @@ impl Schunk {
     }
 
     /// Overwrite the items `[start, stop)` with `src`, recompressing the chunks concerned with
-    /// `compress` (chunks partly covered are decoded with `dparams` first).
+    /// `compress` (chunks partly covered are decoded with `dparams` first), under the exclusive
+    /// frame lock when locking is on, held for the whole slice.
     pub fn set_slice_by(
+        &mut self,
+        compress: &mut Compressor<'_>,
+        dparams: &DParams,
+        start: i64,
+        stop: i64,
+        src: &[u8],
+    ) -> Result<()> {
+        self.locked(LockMode::Exclusive, |s| {
+            s.set_slice_unlocked(compress, dparams, start, stop, src)
+        })
+    }
+
+    fn set_slice_unlocked(
         &mut self,
         compress: &mut Compressor<'_>,
         dparams: &DParams,

@@ -5,6 +5,7 @@
 
 pub mod blosclz;
 pub mod lz4;
+pub mod zfp;
 pub mod zlib;
 pub mod zstd;
 

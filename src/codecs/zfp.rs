@@ -365,9 +365,7 @@ fn encode_ints(s: &mut BitWriter, maxbits: u32, maxprec: u32, data: &[u64], intp
                 k -= 1;
                 let m = n.min(bits);
                 bits -= m;
-                for d in &data[..m as usize] {
-                    s.write_bit(((d >> k) & 1) as u32);
-                }
+                write_prefix(s, &data[..m as usize], k);
                 let mut c: u32 = data[m as usize..]
                     .iter()
                     .map(|d| ((d >> k) & 1) as u32)
@@ -409,9 +407,7 @@ fn encode_ints(s: &mut BitWriter, maxbits: u32, maxprec: u32, data: &[u64], intp
             }
         } else {
             for k in (kmin..intprec).rev() {
-                for d in &data[..n as usize] {
-                    s.write_bit(((d >> k) & 1) as u32);
-                }
+                write_prefix(s, &data[..n as usize], k);
                 let mut c: u32 = data[n as usize..]
                     .iter()
                     .map(|d| ((d >> k) & 1) as u32)
@@ -473,11 +469,7 @@ fn decode_ints(
                 k -= 1;
                 let m = n.min(bits);
                 bits -= m;
-                for d in &mut data[..m as usize] {
-                    if s.read_bit() != 0 {
-                        *d = d.wrapping_add(1u64 << k);
-                    }
-                }
+                read_prefix(s, &mut data[..m as usize], k);
                 while bits != 0 && n < size {
                     bits -= 1;
                     if s.read_bit() != 0 {
@@ -515,11 +507,7 @@ fn decode_ints(
             }
         } else {
             for k in (kmin..intprec).rev() {
-                for d in &mut data[..n as usize] {
-                    if s.read_bit() != 0 {
-                        *d = d.wrapping_add(1u64 << k);
-                    }
-                }
+                read_prefix(s, &mut data[..n as usize], k);
                 while n < size && s.read_bit() != 0 {
                     while n < size - 1 && s.read_bit() == 0 {
                         n += 1;
@@ -534,14 +522,33 @@ fn decode_ints(
     }
 }
 
+/// Write bit `k` of each value of `data`, in order (64 at a time).
+#[inline]
+fn write_prefix(s: &mut BitWriter, data: &[u64], k: u32) {
+    for chunk in data.chunks(64) {
+        s.write_bits(plane(chunk, k), chunk.len() as u32);
+    }
+}
+
+/// Read one bit per value of `data`, in order, and add it at position `k` (64 at a time).
+#[inline]
+fn read_prefix(s: &mut BitReader<'_>, data: &mut [u64], k: u32) {
+    for chunk in data.chunks_mut(64) {
+        let mut x = s.read_bits(chunk.len() as u32);
+        for d in chunk {
+            *d = d.wrapping_add((x & 1) << k);
+            x >>= 1;
+        }
+    }
+}
+
 /// Add bit plane `x` (bit `i` for value `i`) at position `k`.
 #[inline]
 fn deposit(data: &mut [u64], mut x: u64, k: u32) {
-    let mut i = 0;
     while x != 0 {
-        data[i] = data[i].wrapping_add((x & 1) << k);
-        x >>= 1;
-        i += 1;
+        let i = x.trailing_zeros() as usize;
+        data[i] = data[i].wrapping_add(1u64 << k);
+        x &= x - 1;
     }
 }
 
@@ -658,6 +665,36 @@ impl Field {
 /// Cell strides of the contiguous 4^d cell buffer.
 const CS: [usize; 4] = [1, 4, 16, 64];
 
+/// `LINES[ndim][axis]`: the first index of every line of 4 values along `axis` in a cell of
+/// `ndim` dimensions (4^(ndim-1) lines, in increasing order).
+const LINES: [[[u8; 64]; 4]; 5] = {
+    let mut t = [[[0u8; 64]; 4]; 5];
+    let mut nd = 1;
+    while nd <= 4 {
+        let mut a = 0;
+        while a < nd {
+            let mut k = 0;
+            let mut base = 0;
+            while base < (1usize << (2 * nd)) {
+                if (base / CS[a]) % 4 == 0 {
+                    t[nd][a][k] = base as u8;
+                    k += 1;
+                }
+                base += 1;
+            }
+            a += 1;
+        }
+        nd += 1;
+    }
+    t
+};
+
+/// The line bases along `axis` for a cell of `ndim` dimensions.
+#[inline]
+fn lines(ndim: usize, axis: usize) -> &'static [u8] {
+    &LINES[ndim][axis][..1 << (2 * (ndim - 1))]
+}
+
 macro_rules! scalar_codec {
     ($modname:ident, $f:ty, $i:ty, $u:ty, $ebits:expr, $nbmask:expr) => {
         mod $modname {
@@ -770,30 +807,45 @@ macro_rules! scalar_codec {
                 p[base + 3 * s] = w;
             }
 
-            /// Bases of the lines along axis `a` of a cell of `ndim` dimensions.
-            fn line_bases(ndim: usize, a: usize, mut f: impl FnMut(usize)) {
-                let size = 1usize << (2 * ndim);
-                for base in 0..size {
-                    if (base / CS[a]) % 4 == 0 {
-                        f(base);
-                    }
-                }
-            }
-
             fn fwd_xform(p: &mut [$i], ndim: usize) {
                 for a in 0..ndim {
-                    line_bases(ndim, a, |b| fwd_lift(p, b, CS[a]));
+                    for &b in lines(ndim, a) {
+                        fwd_lift(p, usize::from(b), CS[a]);
+                    }
                 }
             }
 
             fn inv_xform(p: &mut [$i], ndim: usize) {
                 for a in (0..ndim).rev() {
-                    line_bases(ndim, a, |b| inv_lift(p, b, CS[a]));
+                    for &b in lines(ndim, a) {
+                        inv_lift(p, usize::from(b), CS[a]);
+                    }
                 }
             }
 
             /// Encode one contiguous cell; return the bits written.
-            fn encode_cell(s: &mut BitWriter, p: &Params, ndim: usize, fblock: &[$f]) -> u32 {
+            /// Integer and coefficient buffers reused across the cells of a field.
+            struct Work {
+                i: [$i; 256],
+                u: [u64; 256],
+            }
+
+            impl Work {
+                fn new() -> Box<Work> {
+                    Box::new(Work {
+                        i: [0; 256],
+                        u: [0; 256],
+                    })
+                }
+            }
+
+            fn encode_cell(
+                s: &mut BitWriter,
+                p: &Params,
+                ndim: usize,
+                fblock: &[$f],
+                work: &mut Work,
+            ) -> u32 {
                 let size = fblock.len();
                 let mut bits: u32 = 1;
                 let emax = exponent_block(fblock);
@@ -804,14 +856,12 @@ macro_rules! scalar_codec {
                     s.write_bits(2 * u64::from(e) + 1, bits);
                     // Forward block-floating-point transform.
                     let scale = pow2((INTPREC as i32 - 2) - emax);
-                    let mut iblock = [0 as $i; 256];
-                    let iblock = &mut iblock[..size];
+                    let iblock = &mut work.i[..size];
                     for (q, &v) in iblock.iter_mut().zip(fblock) {
                         *q = to_int(scale * v);
                     }
                     fwd_xform(iblock, ndim);
-                    let mut ublock = [0u64; 256];
-                    let ublock = &mut ublock[..size];
+                    let ublock = &mut work.u[..size];
                     for (u, &pi) in ublock.iter_mut().zip(perm(ndim)) {
                         let v = iblock[pi as usize] as $u;
                         *u = u64::from(v.wrapping_add(NBMASK) ^ NBMASK);
@@ -840,6 +890,7 @@ macro_rules! scalar_codec {
                 p: &Params,
                 ndim: usize,
                 fblock: &mut [$f],
+                work: &mut Work,
             ) -> u32 {
                 let size = fblock.len();
                 let mut bits: u32 = 1;
@@ -849,16 +900,14 @@ macro_rules! scalar_codec {
                     let maxprec = precision(emax, p.maxprec, p.minexp, ndim);
                     let minbits = p.minbits as i64 - i64::from(bits);
                     let maxbits = p.maxbits.wrapping_sub(bits);
-                    let mut ublock = [0u64; 256];
-                    let ublock = &mut ublock[..size];
+                    let ublock = &mut work.u[..size];
                     let mut ib = decode_ints(s, maxbits, maxprec, ublock, INTPREC) as i64;
                     if ib < minbits {
                         s.skip((minbits - ib) as u32);
                         ib = minbits;
                     }
                     bits = bits.wrapping_add(ib as u32);
-                    let mut iblock = [0 as $i; 256];
-                    let iblock = &mut iblock[..size];
+                    let iblock = &mut work.i[..size];
                     for (&u, &pi) in ublock.iter().zip(perm(ndim)) {
                         let u = u as $u;
                         iblock[pi as usize] = (u ^ NBMASK).wrapping_sub(NBMASK) as $i;
@@ -888,6 +937,7 @@ macro_rules! scalar_codec {
                 let ndim = field.ndim;
                 let size = 1usize << (2 * ndim);
                 let mut s = BitWriter::with_capacity(cap);
+                let mut work = Work::new();
                 let mut cell = [0.0 as $f; 256];
                 field.for_each_cell(|off, n| {
                     let cell = &mut cell[..size];
@@ -904,16 +954,17 @@ macro_rules! scalar_codec {
                     }
                     for a in 0..ndim {
                         if n[a] < 4 {
-                            line_bases(ndim, a, |b| {
+                            for &b in lines(ndim, a) {
+                                let b = usize::from(b);
                                 // Only lines inside the already-complete region of the later axes.
                                 let inside = (a + 1..ndim).all(|d| (b / CS[d]) % 4 < n[d]);
                                 if inside {
                                     pad_line(cell, b, n[a], CS[a]);
                                 }
-                            });
+                            }
                         }
                     }
-                    encode_cell(&mut s, p, ndim, cell);
+                    encode_cell(&mut s, p, ndim, cell, &mut work);
                 });
                 s.finish()
             }
@@ -925,10 +976,11 @@ macro_rules! scalar_codec {
                 let ndim = field.ndim;
                 let size = 1usize << (2 * ndim);
                 let mut s = BitReader::new(src);
+                let mut work = Work::new();
                 let mut cell = [0.0 as $f; 256];
                 field.for_each_cell(|off, n| {
                     let cell = &mut cell[..size];
-                    decode_cell(&mut s, p, ndim, cell);
+                    decode_cell(&mut s, p, ndim, cell, &mut work);
                     for w in 0..n[3] {
                         for z in 0..n[2] {
                             for y in 0..n[1] {

@@ -293,3 +293,83 @@ impl Executor for CExecutor {
         }
     }
 }
+
+/// What the n-dimensional plugins read at call time from the super-chunk that C parameters
+/// point to (`cparams.schunk` / `dparams.schunk`): its typesize and, when `want_nd`, the shapes
+/// of its "b2nd" metalayer. Read from the public C struct, as C-Blosc2's plugins do through
+/// `blosc2_meta_get`, so a metalayer added after the context was made is seen.
+///
+/// # Safety
+/// `owner` must be 0 or point to a live `blosc2_schunk` (the C API's contract for these fields)
+/// that no Rust reference is mutating.
+pub(crate) unsafe fn c_schunk_info(
+    owner: usize,
+    want_nd: bool,
+) -> (Option<i32>, Option<Arc<crate::b2nd::Meta>>) {
+    // SAFETY: see the function's contract.
+    let Some(s) = (unsafe { (owner as *const blosc2_schunk).as_ref() }) else {
+        return (None, None);
+    };
+    if !want_nd {
+        return (Some(s.typesize), None);
+    }
+    let n = (s.nmetalayers as usize).min(s.metalayers.len());
+    let mut nd = None;
+    for &m in &s.metalayers[..n] {
+        // SAFETY: non-null entries of a live super-chunk are valid metalayers with C-string
+        // names and `content_len` readable content bytes.
+        let Some(m) = (unsafe { m.as_ref() }) else {
+            continue;
+        };
+        if m.name.is_null() || m.content.is_null() || m.content_len < 0 {
+            continue;
+        }
+        // SAFETY: as above.
+        let name = unsafe { core::ffi::CStr::from_ptr(m.name) };
+        if name.to_bytes() != crate::b2nd::METALAYER_NAME.as_bytes() {
+            continue;
+        }
+        // SAFETY: as above.
+        let content = unsafe { core::slice::from_raw_parts(m.content, m.content_len as usize) };
+        nd = crate::b2nd::Meta::deserialize_dims(content)
+            .ok()
+            .map(|(m, _)| Arc::new(m));
+        break;
+    }
+    (Some(s.typesize), nd)
+}
+
+/// Resolve, at call time, what plugins read from the super-chunk compression parameters
+/// point to (see [`c_schunk_info`]).
+///
+/// # Safety
+/// As [`c_schunk_info`] for `p.owner`.
+pub(crate) unsafe fn resolve_cparams(p: &mut CParams) {
+    if p.owner == 0 {
+        return;
+    }
+    let want = crate::chunk::pipeline::uses_nd(p.compcode, &p.filters);
+    // SAFETY: forwarded contract.
+    let (ts, nd) = unsafe { c_schunk_info(p.owner, want) };
+    p.schunk_typesize = ts;
+    p.b2nd = nd;
+}
+
+/// Resolve, at call time, what plugins read from the super-chunk decompression parameters
+/// point to, for decoding `chunk` (the b2nd shapes are only looked up when its header names
+/// an n-dimensional plugin).
+///
+/// # Safety
+/// As [`c_schunk_info`] for `p.owner`.
+pub(crate) unsafe fn resolve_dparams(p: &mut DParams, chunk: &[u8]) {
+    if p.owner == 0 {
+        return;
+    }
+    let want = crate::chunk::header::Header::parse(chunk)
+        .map(|h| crate::chunk::pipeline::chunk_uses_nd(&h))
+        .unwrap_or(false);
+    // SAFETY: forwarded contract.
+    let (ts, nd) = unsafe { c_schunk_info(p.owner, want) };
+    p.schunk_typesize = ts;
+    p.b2nd = nd;
+}

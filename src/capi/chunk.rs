@@ -42,6 +42,23 @@ pub(crate) fn compress_with(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
+    if let Kind::Compress(p) = &mut ctx.kind {
+        // SAFETY: `cparams.schunk` is NULL or a live super-chunk by the C API's contract; no
+        // Rust reference to it is live during a direct C call.
+        unsafe { super::callbacks::resolve_cparams(p) };
+    }
+    compress_resolved(ctx, src, srcsize, dest, destsize)
+}
+
+/// Compress with a context whose plugin information (super-chunk typesize and shapes) is
+/// already filled in.
+pub(crate) fn compress_resolved(
+    ctx: &mut blosc2_context_s,
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
     let Kind::Compress(p) = &ctx.kind else {
         crate::trace_error!("Context is not meant for compression.  Giving up.");
         return Error::InvalidParam.code();
@@ -96,10 +113,16 @@ pub(crate) fn decompress_with(
 ) -> c_int {
     // The mask serves one call only, whatever its outcome.
     let maskout = ctx.maskout.take();
-    let Kind::Decompress(p) = &ctx.kind else {
+    let Kind::Decompress(p) = &mut ctx.kind else {
         crate::trace_error!("Context is not meant for decompression.  Giving up.");
         return Error::InvalidParam.code();
     };
+    // SAFETY: the caller guarantees `srcsize` readable bytes (none when negative);
+    // `dparams.schunk` is NULL or a live super-chunk by the C API's contract.
+    if let Some(s) = unsafe { slice(src, srcsize.max(0) as usize) } {
+        // SAFETY: as above.
+        unsafe { super::callbacks::resolve_dparams(p, s) };
+    }
     decompress_params(p, src, srcsize, dest, destsize, maskout.as_deref())
 }
 
@@ -147,10 +170,12 @@ unsafe fn getitem_impl(
     let Some(s) = (unsafe { slice(src, srcsize.max(0) as usize) }) else {
         return Error::NullPointer.code();
     };
-    let dp = match dparams_of(ctx) {
+    let mut dp = match dparams_of(ctx) {
         Ok(p) => p,
         Err(e) => return e.code(),
     };
+    // SAFETY: `dparams.schunk` is NULL or a live super-chunk by the C API's contract.
+    unsafe { super::callbacks::resolve_dparams(&mut dp, s) };
     // SAFETY: the caller guarantees `destsize` writable bytes (none when negative).
     match unsafe { slice_mut(dest, destsize.max(0) as usize) } {
         Some(d) => code_of(chunk::getitem(&dp, s, span, d)),

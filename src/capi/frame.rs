@@ -59,6 +59,7 @@ unsafe fn schunk_of_frame(
             // C-Blosc2 turns a copied frame into an in-memory sparse super-chunk.
             let fs = Schunk::with_frame(c.clone(), d.clone(), f);
             let mut m = Schunk::new(c.clone(), d);
+            let c = fs.plugin_cparams(&c);
             fs.copy_into(&mut m, &mut |n, s| crate::schunk::compress_chunk(&c, n, s))?;
             Ok(m)
         }

@@ -90,6 +90,14 @@ fn ctx_compress(
     };
     if let Kind::Compress(p) = &mut ctx.kind {
         p.nchunk = nchunk;
+        if p.owner == fallback.owner {
+            // the super-chunk's own context: plugins see its shapes and typesize
+            p.b2nd = fallback.b2nd.clone();
+            p.schunk_typesize = fallback.schunk_typesize;
+        } else {
+            // SAFETY: another super-chunk (or NULL) that the caller's context points to.
+            unsafe { super::callbacks::resolve_cparams(p) };
+        }
     }
     if src.len() > MAX_BUFFERSIZE as usize {
         crate::trace_error!("Input buffer size cannot exceed {} bytes", MAX_BUFFERSIZE);
@@ -99,16 +107,14 @@ fn ctx_compress(
     let mut out = Vec::new();
     out.try_reserve_exact(cap).map_err(|_| Error::MemoryAlloc)?;
     out.resize(cap, 0);
-    // SAFETY: `src` and `out` are valid for the lengths given; the context is live.
-    let rc = unsafe {
-        super::chunk::blosc2_compress_ctx(
-            cctx,
-            src.as_ptr() as *const c_void,
-            src.len() as i32,
-            out.as_mut_ptr() as *mut c_void,
-            cap as i32,
-        )
-    };
+    // `src` and `out` are valid for the lengths given; the context is live.
+    let rc = super::chunk::compress_resolved(
+        ctx,
+        src.as_ptr() as *const c_void,
+        src.len() as i32,
+        out.as_mut_ptr() as *mut c_void,
+        cap as i32,
+    );
     if rc <= 0 {
         crate::trace_error!("Cannot compress the chunk ({})", rc);
         return Err(Error::from_code(rc).unwrap_or(Error::Failure));
@@ -351,7 +357,7 @@ impl SchunkHandle {
     pub(crate) fn cur_cparams(&self) -> CParams {
         // SAFETY: `cctx` is NULL or a live context.
         match unsafe { self.c.cctx.as_ref() }.map(|c| &c.kind) {
-            Some(Kind::Compress(p)) => p.clone(),
+            Some(Kind::Compress(p)) => self.core.plugin_cparams(p),
             _ => self.core.cparams().clone(),
         }
     }
@@ -360,7 +366,12 @@ impl SchunkHandle {
     pub(crate) fn cur_dparams(&self) -> DParams {
         // SAFETY: `dctx` is NULL or a live context.
         match unsafe { self.c.dctx.as_ref() }.map(|c| &c.kind) {
-            Some(Kind::Decompress(p)) => p.clone(),
+            Some(Kind::Decompress(p)) => {
+                let mut p = p.clone();
+                p.b2nd = self.core.nd_meta().cloned();
+                p.schunk_typesize = Some(self.core.typesize());
+                p
+            }
             _ => self.core.dparams().clone(),
         }
     }
@@ -769,7 +780,9 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
         let Some(dst) = (unsafe { handle(out) }) else {
             return ptr::null_mut();
         };
-        let (cctx, cp) = (dst.c.cctx, dst.core.cparams().clone());
+        let (cctx, mut cp) = (dst.c.cctx, dst.core.cparams().clone());
+        // the copy gets the same metalayers, so the same array shapes
+        cp.b2nd = src.core.nd_meta().cloned();
         let copied = src
             .core
             .copy_into(&mut dst.core, &mut |n, s| ctx_compress(cctx, &cp, n, s));

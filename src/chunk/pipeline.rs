@@ -31,6 +31,21 @@ pub struct PipelineInfo<'a> {
     pub stream: StreamInfo<'a>,
 }
 
+/// Whether a codec id and pipeline read the b2nd shapes of the super-chunk (the n-dimensional
+/// plugins C-Blosc2 ships: the NDLZ and ZFP codecs 32..=35, the NDCELL and NDMEAN filters).
+pub fn uses_nd(codec: u8, filters: &[u8; MAX_FILTERS]) -> bool {
+    (32..=35).contains(&codec)
+        || filters
+            .iter()
+            .any(|&f| f == filter_id::NDCELL || f == filter_id::NDMEAN)
+}
+
+/// Whether decoding the chunk with this header reads the b2nd shapes of its super-chunk.
+pub fn chunk_uses_nd(h: &crate::chunk::header::Header) -> bool {
+    let codec = h.codec_id().unwrap_or(0);
+    uses_nd(codec, &h.filters)
+}
+
 /// Whether a pipeline has any filter that does something when compressing.
 pub fn has_forward_filters(filters: &[u8; MAX_FILTERS]) -> bool {
     filters.iter().any(|&f| f != filter_id::NOFILTER)

@@ -76,6 +76,7 @@ impl Schunk {
             content: content.to_vec(),
         });
         self.change_tick += 1;
+        self.refresh_nd();
         Ok(self.metalayers.len() - 1)
     }
 
@@ -98,6 +99,7 @@ impl Schunk {
         let old = &mut self.metalayers[i].content;
         old[..content.len()].copy_from_slice(content);
         self.change_tick += 1;
+        self.refresh_nd();
         Ok(i)
     }
 

@@ -142,6 +142,8 @@ pub struct Schunk {
     metalayers: Vec<Metalayer>,
     vlmetalayers: Vec<Metalayer>,
     change_tick: i64,
+    /// The shapes of the "b2nd" metalayer (decoded once, for the n-dimensional plugins).
+    nd: Option<Arc<crate::b2nd::Meta>>,
 }
 
 impl std::fmt::Debug for Schunk {
@@ -175,7 +177,7 @@ impl Schunk {
     /// An empty in-memory super-chunk compressing with `cparams` and decompressing with
     /// `dparams`. The parameters are checked when used (as C-Blosc2 does).
     pub fn new(cparams: CParams, dparams: DParams) -> Schunk {
-        Schunk {
+        let mut s = Schunk {
             cparams,
             dparams,
             store: Store::Memory(Vec::new()),
@@ -187,7 +189,10 @@ impl Schunk {
             metalayers: Vec::new(),
             vlmetalayers: Vec::new(),
             change_tick: 0,
-        }
+            nd: None,
+        };
+        s.sync_plugin_params();
+        s
     }
 
     /// A super-chunk backed by `frame` (new or opened), compressing with `cparams` and
@@ -226,6 +231,50 @@ impl Schunk {
         self.metalayers = conv(f.metalayers());
         self.vlmetalayers = conv(f.vlmetalayers());
         self.sync_counters();
+        self.refresh_nd();
+    }
+
+    /// Decode the "b2nd" metalayer again (after a metalayer changed) and hand it to the
+    /// parameters.
+    pub(crate) fn refresh_nd(&mut self) {
+        self.nd = self
+            .metalayers
+            .iter()
+            .find(|m| m.name == crate::b2nd::METALAYER_NAME)
+            .and_then(|m| crate::b2nd::Meta::deserialize_dims(&m.content).ok())
+            .map(|(m, _)| Arc::new(m));
+        self.sync_plugin_params();
+    }
+
+    /// Give the super-chunk's own parameters what the plugins read from their super-chunk.
+    fn sync_plugin_params(&mut self) {
+        self.cparams.b2nd = self.nd.clone();
+        self.cparams.schunk_typesize = Some(self.cparams.typesize);
+        self.dparams.b2nd = self.nd.clone();
+        self.dparams.schunk_typesize = Some(self.cparams.typesize);
+    }
+
+    /// The shapes of the b2nd array this super-chunk holds (its "b2nd" metalayer), if any: what
+    /// the n-dimensional plugins (NDLZ, NDCELL, NDMEAN, ZFP) read from their super-chunk.
+    pub fn nd_meta(&self) -> Option<&Arc<crate::b2nd::Meta>> {
+        self.nd.as_ref()
+    }
+
+    /// `p` completed with what plugins read from the super-chunk (shapes and typesize), for
+    /// compressing a chunk of it.
+    pub fn plugin_cparams(&self, p: &CParams) -> CParams {
+        let mut p = p.clone();
+        p.b2nd = self.nd.clone();
+        p.schunk_typesize = Some(self.typesize());
+        p
+    }
+
+    /// Complete decompression parameters with what plugins read from the super-chunk.
+    pub(crate) fn attach_plugin_dparams(&self, dp: &mut DParams) {
+        if dp.b2nd.is_none() {
+            dp.b2nd = self.nd.clone();
+        }
+        dp.schunk_typesize = Some(self.typesize());
     }
 
     /// Copy counters and chunk size from the frame (frame-backed only).
@@ -386,11 +435,13 @@ impl Schunk {
     /// Replace the compression parameters (used for the chunks compressed from now on).
     pub fn set_cparams(&mut self, p: CParams) {
         self.cparams = p;
+        self.sync_plugin_params();
     }
 
     /// Replace the decompression parameters.
     pub fn set_dparams(&mut self, p: DParams) {
         self.dparams = p;
+        self.sync_plugin_params();
     }
 
     /// The element size of the super-chunk (may exceed 255).
@@ -700,7 +751,8 @@ impl Schunk {
     /// Compress `src` with `cparams` (chunk number handed to the prefilter: the new chunk's) and
     /// append it; returns the new number of chunks.
     pub fn append_buffer_with(&mut self, cparams: &CParams, src: &[u8]) -> Result<i64> {
-        self.append_buffer_by(&mut |n, s| compress_chunk(cparams, n, s), src)
+        let cparams = self.plugin_cparams(cparams);
+        self.append_buffer_by(&mut |n, s| compress_chunk(&cparams, n, s), src)
     }
 
     /// Compress `src` with the super-chunk's parameters and append it.
@@ -733,6 +785,7 @@ impl Schunk {
         }
         let mut dp = dparams.clone();
         dp.nchunk = n;
+        self.attach_plugin_dparams(&mut dp);
         let got = chunk::decompress(&dp, &src, dst, maskout)?;
         if got != nb {
             crate::trace_error!("Error in decompressing chunk");
@@ -756,6 +809,7 @@ impl Schunk {
         };
         let mut dp = self.dparams.clone();
         dp.nchunk = n;
+        self.attach_plugin_dparams(&mut dp);
         chunk::decompress::vldecompress_block(&dp, &src, nblock)
     }
 
@@ -890,7 +944,10 @@ impl Schunk {
     /// A copy of this super-chunk using other parameters (see [`Schunk::copy_by`]), chunks
     /// being recompressed with `cparams` when needed.
     pub fn copy_with(&self, cparams: CParams, dparams: DParams) -> Result<Schunk> {
-        let p = cparams.clone();
+        // the copy has the same metalayers, so the same array shapes
+        let mut p = cparams.clone();
+        p.b2nd = self.nd.clone();
+        p.schunk_typesize = Some(cparams.typesize);
         self.copy_by(cparams, dparams, &mut |n, s| compress_chunk(&p, n, s))
     }
 }

@@ -105,6 +105,7 @@ impl Schunk {
             let d = &mut dst[(pos - bstart) as usize..(pos - bstart + len) as usize];
             let mut dp = dparams.clone();
             dp.nchunk = i as i64;
+            self.attach_plugin_dparams(&mut dp);
             self.current_nchunk = i as i64;
             let src = self.get_chunk(i as i64)?;
             if off == 0 && len == nb {
@@ -163,6 +164,7 @@ impl Schunk {
                 scratch.resize(nb as usize, 0);
                 let mut dp = dparams.clone();
                 dp.nchunk = i as i64;
+                self.attach_plugin_dparams(&mut dp);
                 chunk::decompress(&dp, &self.get_chunk(i as i64)?, &mut scratch, None)?;
                 scratch[off as usize..(off + len) as usize].copy_from_slice(s);
                 compress(i as i64, &scratch)?
@@ -182,8 +184,9 @@ impl Schunk {
         stop: i64,
         src: &[u8],
     ) -> Result<()> {
+        let cparams = self.plugin_cparams(cparams);
         self.set_slice_by(
-            &mut |n, s| compress_chunk(cparams, n, s),
+            &mut |n, s| compress_chunk(&cparams, n, s),
             dparams,
             start,
             stop,
@@ -233,6 +236,7 @@ impl Schunk {
             let end = g + order[g..].iter().take_while(|e| e.0 == i).count();
             let mut dp = dparams.clone();
             dp.nchunk = i as i64;
+            self.attach_plugin_dparams(&mut dp);
             self.current_nchunk = i as i64;
             let src = self.get_chunk(i as i64)?;
             if end - g == 1 && !self.is_vlblocks() {

@@ -416,3 +416,22 @@ fn locked_frame_handles_see_each_other() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn b2nd_metalayer_reaches_the_parameters() {
+    let mut s = Schunk::new(CParams::default(), DParams::default());
+    assert!(s.nd_meta().is_none() && s.cparams().b2nd.is_none());
+    assert_eq!(s.cparams().schunk_typesize, Some(8));
+    let meta = crate::b2nd::Meta::new(&[10, 20], &[5, 10], &[5, 5]);
+    s.meta_add("b2nd", &meta.serialize().unwrap()).unwrap();
+    let want = crate::b2nd::Meta::new(&[10, 20], &[5, 10], &[5, 5]);
+    assert_eq!(**s.nd_meta().unwrap(), want);
+    assert_eq!(**s.cparams().b2nd.as_ref().unwrap(), want);
+    assert_eq!(**s.dparams().b2nd.as_ref().unwrap(), want);
+    let p = s.plugin_cparams(&CParams::default());
+    assert_eq!(**p.b2nd.as_ref().unwrap(), want);
+    // a later update is seen too
+    let meta2 = crate::b2nd::Meta::new(&[10, 20], &[5, 10], &[5, 2]);
+    s.meta_update("b2nd", &meta2.serialize().unwrap()).unwrap();
+    assert_eq!(s.nd_meta().unwrap().blockshape, vec![5, 2]);
+}

@@ -3,10 +3,12 @@
   zfp_helper.py blocks DIR   write DIR/cases.txt and, per case, the raw chunks (LZ4 copy of the
                              same array), the reference's ZFP chunks and its decoded chunks, so
                              the Rust side can compare block streams and decoded values.
-  zfp_helper.py write DIR    write DIR/<case>.b2nd arrays with ZFP, plus DIR/<case>.npy (the
-                             original values) and DIR/<case>.dec.npy (the reference's decoding).
-  zfp_helper.py read DIR     read every DIR/<case>.b2nd written by b2rs; print one line per case:
-                             `<case> <max abs error vs DIR/<case>.npy> <bit-identical to <case>.b2rs.npy>`.
+  zfp_helper.py write DIR    write DIR/<case>.b2nd arrays with ZFP, DIR/<case>.orig (the original
+                             values, raw bytes) and DIR/<case>.refdec (the reference's decoding);
+                             print `<case> <codec> <meta> <dtype> <shape> <chunks> <blocks>` lines.
+  zfp_helper.py read DIR     read every DIR/<case>.b2rs.b2nd written by b2rs; print one line per
+                             case: `<case> <max abs error vs .orig> <1 if the values are exactly
+                             DIR/<case>.b2rs.bin (b2rs' decoding)> <1 if exactly .refdec>`.
 """
 import os
 import sys
@@ -35,7 +37,7 @@ def data(shape, dtype, seed):
     # some variety: a run of zeros, tiny and large magnitudes, negative values
     v[n // 5: n // 5 + 70] = 0
     v[n // 3: n // 3 + 40] *= 1e-25
-    v[n // 2: n // 2 + 40] *= 1e20
+    v[n // 2: n // 2 + 40] *= 1e3
     return v.reshape(shape).astype(dtype)
 
 
@@ -76,12 +78,16 @@ def main():
                 f.write(f"{name} {codec.value} {meta & 0xFF} {int(dt[1])} "
                         f"{','.join(map(str, blocks))} {','.join(lens)}\n")
     elif cmd == "write":
+        j = lambda t: ",".join(map(str, t))
         for k, (name, shape, chunks, blocks, dt, codec, meta) in enumerate(cases()):
             a = data(shape, dt, k)
-            np.save(os.path.join(d, name + ".npy"), a)
+            with open(os.path.join(d, name + ".orig"), "wb") as f:
+                f.write(a.tobytes())
             z = blosc2.asarray(a, chunks=chunks, blocks=blocks, cparams=cparams(codec, meta),
                                urlpath=os.path.join(d, name + ".b2nd"), mode="w")
-            np.save(os.path.join(d, name + ".dec.npy"), z[...])
+            with open(os.path.join(d, name + ".refdec"), "wb") as f:
+                f.write(z[...].tobytes())
+            print(name, codec.value, meta & 0xFF, "<" + dt, j(shape), j(chunks), j(blocks))
     elif cmd == "read":
         for k, (name, shape, chunks, blocks, dt, codec, meta) in enumerate(cases()):
             p = os.path.join(d, name + ".b2rs.b2nd")
@@ -89,12 +95,15 @@ def main():
                 continue
             z = blosc2.open(p)
             got = z[...]
-            a = np.load(os.path.join(d, name + ".npy"))
-            assert got.shape == a.shape and got.dtype == a.dtype, (name, got.shape, got.dtype)
+            assert got.shape == shape and got.dtype == np.dtype(dt), (name, got.shape, got.dtype)
+            assert z.chunks == chunks and z.blocks == blocks, (name, z.chunks, z.blocks)
+            assert z.schunk.cparams.codec == codec, (name, z.schunk.cparams.codec)
+            a = np.fromfile(os.path.join(d, name + ".orig"), dtype=dt).reshape(shape)
             err = float(np.max(np.abs(got.astype(np.float64) - a.astype(np.float64))))
-            ours = np.load(os.path.join(d, name + ".b2rs.npy"))
-            same = bool(np.array_equal(got.view(np.uint8), ours.view(np.uint8)))
-            print(name, repr(err), int(same))
+            ours = np.fromfile(os.path.join(d, name + ".b2rs.bin"), dtype=np.uint8)
+            ref = np.fromfile(os.path.join(d, name + ".refdec"), dtype=np.uint8)
+            raw = np.frombuffer(got.tobytes(), dtype=np.uint8)
+            print(name, repr(err), int(np.array_equal(raw, ours)), int(np.array_equal(raw, ref)))
     else:
         raise SystemExit("unknown command " + cmd)
 

@@ -40,10 +40,31 @@ pub fn is_builtin(id: u8) -> bool {
     BUILTIN.iter().any(|b| b.0 == id)
 }
 
+/// The plugin codecs of C-Blosc2 that b2rs implements itself: (public id, name).
+pub const BUILTIN_PLUGINS: [(u8, &str); 3] = [
+    (zfp::ZFP_ACC, "zfp_acc"),
+    (zfp::ZFP_PREC, "zfp_prec"),
+    (zfp::ZFP_RATE, "zfp_rate"),
+];
+
+/// Whether `id` is a plugin codec of C-Blosc2 that b2rs implements itself (the ZFP codecs
+/// 33..=35), usable without registration.
+pub fn is_builtin_plugin(id: u8) -> bool {
+    BUILTIN_PLUGINS.iter().any(|p| p.0 == id)
+}
+
+/// Whether compressing with codec `id` is possible: built in, a built-in plugin or registered.
+pub fn is_available(id: u8) -> bool {
+    is_builtin(id) || is_builtin_plugin(id) || registry::codec(id).is_some()
+}
+
 /// The name of a codec id (`"blosclz"`, …), built-in or registered.
 pub fn name_of(id: u8) -> Option<String> {
     if let Some(b) = BUILTIN.iter().find(|b| b.0 == id) {
         return Some(b.1.to_string());
+    }
+    if let Some(p) = BUILTIN_PLUGINS.iter().find(|p| p.0 == id) {
+        return Some(p.1.to_string());
     }
     registry::codec_name(id)
 }
@@ -52,6 +73,9 @@ pub fn name_of(id: u8) -> Option<String> {
 pub fn id_of(name: &str) -> Option<u8> {
     if let Some(b) = BUILTIN.iter().find(|b| b.1 == name) {
         return Some(b.0);
+    }
+    if let Some(p) = BUILTIN_PLUGINS.iter().find(|p| p.1 == name) {
+        return Some(p.0);
     }
     registry::codec_id(name)
 }
@@ -155,6 +179,9 @@ impl CodecState {
             LZ4HC => self.lz4.compress(true, clevel, src, dst, lz4_dict(dict)),
             ZLIB => self.zlib.compress(clevel, src, dst),
             ZSTD => self.zstd.compress(clevel, src, dst, zstd_cdict(dict)),
+            zfp::ZFP_ACC | zfp::ZFP_PREC | zfp::ZFP_RATE => {
+                zfp::compress_stream(id, src, dst, info)?
+            }
             _ => {
                 let codec = registry::codec(id).ok_or(Error::CodecSupport)?;
                 let r = codec.imp.encode(src, dst, info);
@@ -186,6 +213,9 @@ impl CodecState {
             LZ4 | LZ4HC => lz4::decompress(src, dst, lz4_ddict(dict)),
             ZLIB => self.zlib.decompress(src, dst),
             ZSTD => self.zstd.decompress(src, dst, zstd_ddict(dict)),
+            zfp::ZFP_ACC | zfp::ZFP_PREC | zfp::ZFP_RATE => {
+                Some(zfp::decompress_stream(id, src, dst, info)?)
+            }
             _ => {
                 let codec = registry::codec(id).ok_or_else(|| {
                     crate::trace_error!("codec {} is not registered", id);

@@ -1095,6 +1095,69 @@ pub fn decompress(
     Ok(dst.len())
 }
 
+/// The block shape of the b2nd array a stream belongs to, as C-Blosc2's plugin reads it from
+/// the super-chunk's "b2nd" metalayer.
+fn blockshape_of(b2nd: Option<&crate::b2nd::Meta>) -> Result<Vec<usize>> {
+    let Some(meta) = b2nd else {
+        crate::trace_error!("b2nd layer not found!");
+        return Err(Error::Failure);
+    };
+    meta.blockshape
+        .iter()
+        .map(|&n| usize::try_from(n).map_err(|_| Error::Failure))
+        .collect()
+}
+
+/// The codec entry point of the pipeline: compress one block with codec `id` (33, 34 or 35),
+/// the `compcode_meta` byte, the compression typesize and the b2nd block shape of `info`.
+/// Outside a super-chunk the block is stored raw (`Ok(0)`, as C-Blosc2); in a super-chunk
+/// without "b2nd" metalayer it is an error.
+pub fn compress_stream(
+    id: u8,
+    src: &[u8],
+    dst: &mut [u8],
+    info: crate::codecs::StreamInfo<'_>,
+) -> Result<usize> {
+    let Some(cparams) = info.cparams else {
+        return Err(Error::Failure);
+    };
+    let mode = Mode::from_codec(id, info.meta).ok_or(Error::CodecSupport)?;
+    if cparams.b2nd.is_none() && cparams.schunk_typesize.is_none() {
+        // Outside a super-chunk C-Blosc2's plugin returns 0: the block is stored raw.
+        return Ok(0);
+    }
+    let blockshape = blockshape_of(cparams.b2nd.as_deref())?;
+    let typesize = usize::try_from(cparams.typesize).map_err(|_| Error::Failure)?;
+    compress(mode, &blockshape, typesize, src, dst)
+}
+
+/// The codec entry point of the pipeline: decompress one block with codec `id`, the
+/// `compcode_meta` byte, the super-chunk's typesize (else the chunk's) and the b2nd block shape
+/// of `info`. Returns the decoded size (`dst.len()`).
+pub fn decompress_stream(
+    id: u8,
+    src: &[u8],
+    dst: &mut [u8],
+    info: crate::codecs::StreamInfo<'_>,
+) -> Result<usize> {
+    let Some(dparams) = info.dparams else {
+        return Err(Error::Failure);
+    };
+    let mode = Mode::from_codec(id, info.meta).ok_or(Error::CodecSupport)?;
+    if dparams.b2nd.is_none() && dparams.schunk_typesize.is_none() {
+        // Outside a super-chunk C-Blosc2's plugin decodes nothing (and Blosc reports bad data).
+        crate::trace_error!("ZFP needs the b2nd metalayer of the chunk's super-chunk");
+        return Ok(0);
+    }
+    let blockshape = blockshape_of(dparams.b2nd.as_deref())?;
+    let typesize = match dparams.schunk_typesize {
+        Some(t) => t,
+        None => i32::from(*info.chunk.get(3).ok_or(Error::Failure)?),
+    };
+    let typesize = usize::try_from(typesize).map_err(|_| Error::Failure)?;
+    decompress(mode, &blockshape, typesize, src, dst)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

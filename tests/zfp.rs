@@ -4,7 +4,8 @@
 //! that are not multiples of the 4^d zfp cells:
 //! * `zfp_block_streams_bit_identical_to_reference`: every block stream of the reference's
 //!   chunks is what `b2rs::codecs::zfp::compress` writes for the same block, and
-//!   `b2rs::codecs::zfp::decompress` decodes it to exactly the reference's values.
+//!   `b2rs::codecs::zfp::decompress` decodes it to exactly the reference's values (also for
+//!   blocks holding NaN, infinities and subnormals).
 //! * `zfp_arrays_written_by_reference_read_by_us`: `.b2nd` files written by python-blosc2 with
 //!   each mode, read through `b2rs::b2nd::Array` (the whole pipeline: "b2nd" metalayer → block
 //!   shape → codec), give exactly the values the reference decodes, within the mode's bound.
@@ -89,7 +90,7 @@ fn zfp_block_streams_bit_identical_to_reference() {
     let scratch = common::Scratch::new("zfp", "blocks");
     helper("blocks", &scratch.dir);
     let cases = read_cases(&scratch.dir);
-    assert_eq!(cases.len(), 72);
+    assert_eq!(cases.len(), 72 + 18);
     let (mut streams, mut raw_blocks, mut memcpyed) = (0, 0, 0);
     for case in &cases {
         let raw = std::fs::read(scratch.path(&format!("{}.raw", case.name))).unwrap();

@@ -2,7 +2,8 @@
 
   zfp_helper.py blocks DIR   write DIR/cases.txt and, per case, the raw chunks (LZ4 copy of the
                              same array), the reference's ZFP chunks and its decoded chunks, so
-                             the Rust side can compare block streams and decoded values.
+                             the Rust side can compare block streams and decoded values (the
+                             cases of `write` plus some with NaN, infinities and subnormals).
   zfp_helper.py write DIR    write DIR/<case>.b2nd arrays with ZFP, DIR/<case>.orig (the original
                              values, raw bytes) and DIR/<case>.refdec (the reference's decoding);
                              print `<case> <codec> <meta> <dtype> <shape> <chunks> <blocks>` lines.
@@ -29,7 +30,7 @@ MODES = [
 ]
 
 
-def data(shape, dtype, seed):
+def data(shape, dtype, seed, special=False):
     rng = np.random.default_rng(seed)
     n = int(np.prod(shape))
     i = np.arange(n, dtype=np.float64)
@@ -38,6 +39,13 @@ def data(shape, dtype, seed):
     v[n // 5: n // 5 + 70] = 0
     v[n // 3: n // 3 + 40] *= 1e-25
     v[n // 2: n // 2 + 40] *= 1e3
+    if special:
+        # NaN, infinities, float32 subnormals, float64 subnormals (in float32: zeros)
+        v[n // 7] = np.nan
+        v[n // 6] = np.inf
+        v[n // 4: n // 4 + 3] = -np.inf
+        v[n // 8] = 1e-40
+        v[n // 9: n // 9 + 30] = 1e-310
     return v.reshape(shape).astype(dtype)
 
 
@@ -50,6 +58,18 @@ def cases():
                     yield name, shape, chunks, blocks, dt, codec, meta
 
 
+def special_cases():
+    """Block-stream-only cases (no error bound): non-finite and subnormal values."""
+    for nd in (1, 2, 4):
+        shape, chunks, blocks = GEOMS[nd - 1]
+        for dt in ("f4", "f8"):
+            for mname, codec, meta in (("acc", blosc2.Codec.ZFP_ACC, -3),
+                                       ("prec", blosc2.Codec.ZFP_PREC, 12),
+                                       ("rate", blosc2.Codec.ZFP_RATE, 30)):
+                name = f"special_{mname}{meta}_{nd}d_{dt}".replace("-", "m")
+                yield name, shape, chunks, blocks, dt, codec, meta
+
+
 def cparams(codec, meta):
     return {"codec": codec, "codec_meta": meta & 0xFF, "filters": [],
             "splitmode": blosc2.SplitMode.NEVER_SPLIT, "nthreads": 1}
@@ -59,8 +79,9 @@ def main():
     cmd, d = sys.argv[1], sys.argv[2]
     if cmd == "blocks":
         with open(os.path.join(d, "cases.txt"), "w") as f:
-            for k, (name, shape, chunks, blocks, dt, codec, meta) in enumerate(cases()):
-                a = data(shape, dt, k)
+            allcases = [(c, False) for c in cases()] + [(c, True) for c in special_cases()]
+            for k, ((name, shape, chunks, blocks, dt, codec, meta), sp) in enumerate(allcases):
+                a = data(shape, dt, k, special=sp)
                 z = blosc2.asarray(a, chunks=chunks, blocks=blocks, cparams=cparams(codec, meta))
                 raw = blosc2.asarray(a, chunks=chunks, blocks=blocks,
                                      cparams={"codec": blosc2.Codec.LZ4, "filters": [], "nthreads": 1})

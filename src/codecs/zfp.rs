@@ -1227,6 +1227,37 @@ mod tests {
     }
 
     #[test]
+    fn garbage_streams_decode_without_panic() {
+        let mut seed = 0x1234_5678_9abc_def0u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..400 {
+            let len = (next() % 300) as usize;
+            let src: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+            let shape: &[usize] = match round % 4 {
+                0 => &[13],
+                1 => &[5, 7],
+                2 => &[4, 6, 5],
+                _ => &[4, 5, 4, 6],
+            };
+            let ts = if round % 8 < 4 { 4 } else { 8 };
+            let n: usize = shape.iter().product();
+            let mut dst = vec![0u8; n * ts];
+            for mode in [
+                Mode::Accuracy(-(round as i8 % 20)),
+                Mode::Precision(round as u8),
+                Mode::Rate(round as u8),
+            ] {
+                let _ = decompress(mode, shape, ts, &src, &mut dst);
+            }
+        }
+    }
+
+    #[test]
     fn modes_round_trip_within_bounds() {
         for ts in [4, 8] {
             for shape in [&[37usize][..], &[9, 13], &[5, 6, 7], &[4, 5, 6, 7]] {

@@ -326,11 +326,45 @@ fn plane(data: &[u64], k: u32) -> u64 {
     x
 }
 
+/// Transpose a 64×64 bit matrix: afterwards bit `i` of `a[j]` is what bit `j` of `a[i]` was.
+fn transpose64(a: &mut [u64; 64]) {
+    let mut j = 32;
+    let mut m: u64 = 0x0000_0000_FFFF_FFFF;
+    while j != 0 {
+        let mut k = 0;
+        while k < 64 {
+            let t = ((a[k] >> j) ^ a[k + j]) & m;
+            a[k] ^= t << j;
+            a[k + j] ^= t;
+            k = (k + j + 1) & !j;
+        }
+        j >>= 1;
+        m ^= m << j;
+    }
+}
+
+/// All bit planes of `data` (at most 64 values): `planes[k]` = [`plane`]`(data, k)`.
+fn planes(data: &[u64], out: &mut [u64; 64]) {
+    if data.len() >= 16 {
+        out.fill(0);
+        out[..data.len()].copy_from_slice(data);
+        transpose64(out);
+    } else {
+        for (k, p) in out.iter_mut().enumerate() {
+            *p = plane(data, k as u32);
+        }
+    }
+}
+
 /// Encode `data` (values of `intprec` bits) with at most `maxbits` bits and `maxprec` planes;
 /// return the number of bits written.
 fn encode_ints(s: &mut BitWriter, maxbits: u32, maxprec: u32, data: &[u64], intprec: u32) -> u32 {
     let size = data.len() as u32;
     let kmin = intprec.saturating_sub(maxprec);
+    let mut all = [0u64; 64];
+    if size <= 64 {
+        planes(data, &mut all);
+    }
     if with_maxbits(maxbits, maxprec, size) {
         let mut bits = maxbits;
         let mut k = intprec;
@@ -338,7 +372,7 @@ fn encode_ints(s: &mut BitWriter, maxbits: u32, maxprec: u32, data: &[u64], intp
         if size <= 64 {
             while bits != 0 && k > kmin {
                 k -= 1;
-                let mut x = plane(data, k);
+                let mut x = all[k as usize];
                 let m = n.min(bits);
                 bits -= m;
                 x = s.write_bits(x, m);
@@ -394,7 +428,7 @@ fn encode_ints(s: &mut BitWriter, maxbits: u32, maxprec: u32, data: &[u64], intp
         let mut n = 0u32;
         if size <= 64 {
             for k in (kmin..intprec).rev() {
-                let mut x = plane(data, k);
+                let mut x = all[k as usize];
                 x = s.write_bits(x, n);
                 while n < size && s.write_bit((x != 0) as u32) != 0 {
                     while n < size - 1 && s.write_bit((x & 1) as u32) == 0 {
@@ -1170,6 +1204,26 @@ mod tests {
             for &i in p {
                 assert!(!seen[i as usize]);
                 seen[i as usize] = true;
+            }
+        }
+    }
+
+    #[test]
+    fn transposed_planes() {
+        let mut seed = 7u64;
+        for size in [4usize, 16, 64] {
+            let data: Vec<u64> = (0..size)
+                .map(|_| {
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    seed
+                })
+                .collect();
+            let mut all = [0u64; 64];
+            planes(&data, &mut all);
+            for k in 0..64 {
+                assert_eq!(all[k], plane(&data, k as u32), "size {size} plane {k}");
             }
         }
     }

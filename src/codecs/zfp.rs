@@ -1222,8 +1222,8 @@ mod tests {
                 .collect();
             let mut all = [0u64; 64];
             planes(&data, &mut all);
-            for k in 0..64 {
-                assert_eq!(all[k], plane(&data, k as u32), "size {size} plane {k}");
+            for (k, &p) in all.iter().enumerate() {
+                assert_eq!(p, plane(&data, k as u32), "size {size} plane {k}");
             }
         }
     }

@@ -230,4 +230,43 @@ fn main() {
             }
         }
     }
+    zfp_cases(&b);
+}
+
+/// The ZFP codec on one block (same data and cases as `tools/zfp_ref_bench.c`, which times the
+/// zfp library inside libblosc2.so): `zfp/<mode><meta>/<type>/<ndim>d/{comp,decomp}`.
+fn zfp_cases(b: &Bench) {
+    use b2rs::codecs::zfp::{self, Mode};
+    let cases: [(&str, usize, &[usize], Mode); 8] = [
+        ("acc-3/f32/3d", 4, &[64, 64, 64], Mode::Accuracy(-3)),
+        ("prec10/f32/3d", 4, &[64, 64, 64], Mode::Precision(10)),
+        ("rate30/f32/3d", 4, &[64, 64, 64], Mode::Rate(30)),
+        ("acc-3/f64/2d", 8, &[256, 256], Mode::Accuracy(-3)),
+        ("prec10/f64/2d", 8, &[256, 256], Mode::Precision(10)),
+        ("rate30/f64/2d", 8, &[256, 256], Mode::Rate(30)),
+        ("acc-3/f32/1d", 4, &[262144], Mode::Accuracy(-3)),
+        ("rate30/f64/4d", 8, &[16, 16, 16, 16], Mode::Rate(30)),
+    ];
+    for (name, ts, shape, mode) in cases {
+        let n: usize = shape.iter().product();
+        let vals = (0..n).map(|i| {
+            let t = i as f64;
+            (t * 0.013).sin() * 50.0 + (t * 0.0007).cos() * 3.0 + 0.001 * (i % 17) as f64
+        });
+        let src: Vec<u8> = if ts == 4 {
+            vals.flat_map(|v| (v as f32).to_ne_bytes()).collect()
+        } else {
+            vals.flat_map(|v| v.to_ne_bytes()).collect()
+        };
+        let mut out = vec![0u8; src.len()];
+        let csize = zfp::compress(mode, shape, ts, &src, &mut out).expect("zfp compress");
+        let name = format!("zfp/{name} (csize {csize})");
+        let _ = b.run(&format!("{name}/comp"), src.len(), || {
+            black_box(zfp::compress(mode, shape, ts, black_box(&src), &mut out).ok());
+        });
+        let mut dec = vec![0u8; src.len()];
+        let _ = b.run(&format!("{name}/decomp"), src.len(), || {
+            black_box(zfp::decompress(mode, shape, ts, black_box(&out[..csize]), &mut dec).ok());
+        });
+    }
 }

@@ -227,6 +227,7 @@ c_programs!(
     test_threads,
     test_threads_cb,
     test_vlblocks,
+    test_zfp,
 );
 
 /// Every `c-tests/*.c` has its pair of tests in `c_programs!` above.

@@ -34,10 +34,7 @@ pub fn check_cparams(p: &CParams) -> Result<()> {
         crate::trace_error!("`blocksize` out of range");
         return Err(Error::InvalidParam);
     }
-    if !codecs::is_builtin(p.compcode)
-        && !codecs::is_builtin_plugin(p.compcode)
-        && crate::registry::codec(p.compcode).is_none()
-    {
+    if !codecs::is_available(p.compcode) {
         crate::trace_error!("Codec {} is not available", p.compcode);
         return Err(Error::CodecSupport);
     }

@@ -6,6 +6,7 @@
 pub mod blosclz;
 pub mod lz4;
 pub mod ndlz;
+pub mod zfp;
 pub mod zlib;
 pub mod zstd;
 
@@ -41,21 +42,36 @@ pub const BUILTIN: [(u8, &str, &str, &str, u8); 5] = [
 /// Public codec id of NDLZ (a plugin C-Blosc2 builds in).
 pub const NDLZ: u8 = ndlz::ID;
 
-/// Whether `id` is a codec plugin that C-Blosc2 builds in and b2rs implements (registered
-/// under its id without user registration).
-pub fn is_builtin_plugin(id: u8) -> bool {
-    id == NDLZ
-}
-
 /// Whether `id` is one of the five built-in codecs.
 pub fn is_builtin(id: u8) -> bool {
     BUILTIN.iter().any(|b| b.0 == id)
+}
+
+/// The plugin codecs of C-Blosc2 that b2rs implements itself: (public id, name).
+pub const BUILTIN_PLUGINS: [(u8, &str); 3] = [
+    (zfp::ZFP_ACC, "zfp_acc"),
+    (zfp::ZFP_PREC, "zfp_prec"),
+    (zfp::ZFP_RATE, "zfp_rate"),
+];
+
+/// Whether `id` is a plugin codec of C-Blosc2 that b2rs implements itself (NDLZ, 32, and the
+/// ZFP codecs 33..=35), usable without registration.
+pub fn is_builtin_plugin(id: u8) -> bool {
+    id == NDLZ || BUILTIN_PLUGINS.iter().any(|p| p.0 == id)
+}
+
+/// Whether compressing with codec `id` is possible: built in, a built-in plugin or registered.
+pub fn is_available(id: u8) -> bool {
+    is_builtin(id) || is_builtin_plugin(id) || registry::codec(id).is_some()
 }
 
 /// The name of a codec id (`"blosclz"`, …), built-in or registered.
 pub fn name_of(id: u8) -> Option<String> {
     if let Some(b) = BUILTIN.iter().find(|b| b.0 == id) {
         return Some(b.1.to_string());
+    }
+    if let Some(p) = BUILTIN_PLUGINS.iter().find(|p| p.0 == id) {
+        return Some(p.1.to_string());
     }
     registry::codec_name(id)
 }
@@ -64,6 +80,9 @@ pub fn name_of(id: u8) -> Option<String> {
 pub fn id_of(name: &str) -> Option<u8> {
     if let Some(b) = BUILTIN.iter().find(|b| b.1 == name) {
         return Some(b.0);
+    }
+    if let Some(p) = BUILTIN_PLUGINS.iter().find(|p| p.1 == name) {
+        return Some(p.0);
     }
     registry::codec_id(name)
 }
@@ -178,6 +197,9 @@ impl CodecState {
                 // as for any plugin, a failure of the codec is invalid data
                 ndlz::compress(info.meta, nd, src, dst).map_err(|_| Error::Data)?
             }
+            zfp::ZFP_ACC | zfp::ZFP_PREC | zfp::ZFP_RATE => {
+                zfp::compress_stream(id, src, dst, info)?
+            }
             _ => {
                 let codec = registry::codec(id).ok_or(Error::CodecSupport)?;
                 let r = codec.imp.encode(src, dst, info);
@@ -210,6 +232,9 @@ impl CodecState {
             ZLIB => self.zlib.decompress(src, dst),
             ZSTD => self.zstd.decompress(src, dst, zstd_ddict(dict)),
             NDLZ => Some(ndlz::decompress(info.meta, src, dst).map_err(|_| Error::Data)?),
+            zfp::ZFP_ACC | zfp::ZFP_PREC | zfp::ZFP_RATE => {
+                Some(zfp::decompress_stream(id, src, dst, info)?)
+            }
             _ => {
                 let codec = registry::codec(id).ok_or_else(|| {
                     crate::trace_error!("codec {} is not registered", id);

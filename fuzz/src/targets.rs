@@ -158,7 +158,11 @@ pub fn chunk_roundtrip(inp: &RoundtripInput) {
             || (f >= filter_id::LAST_FILTER && f != filter_id::BYTEDELTA)
     });
     let src = roundtrip_data(inp, typesize.clamp(1, 64) as usize);
-    let dp = dparams();
+    // the decoder sees the same super-chunk typesize (bytedelta with meta 0 needs it)
+    let dp = b2rs::DParams {
+        schunk_typesize: cp.schunk_typesize,
+        ..dparams()
+    };
 
     if inp.vl {
         // a VL-block chunk of up to four blocks cut from the data
@@ -211,7 +215,14 @@ pub fn chunk_roundtrip(inp: &RoundtripInput) {
     let mut out = vec![0u8; src.len()];
     let r = chunk::decompress(&dp, c, &mut out, None);
     if !lossy {
-        assert_eq!(r.expect("a chunk we made must decode"), src.len());
+        let r = r.unwrap_or_else(|e| {
+            panic!(
+                "a chunk we made must decode ({e:?}): {cp:?}, {} bytes, header {:?}",
+                src.len(),
+                &c[..c.len().min(32)]
+            )
+        });
+        assert_eq!(r, src.len());
         assert!(out == src, "round trip changed the data");
         let start = src.len() / 3;
         let len = src.len() / 3;

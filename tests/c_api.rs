@@ -284,6 +284,7 @@ macro_rules! c_programs {
 c_programs!(
     test_b2nd,
     test_b2nd_meta,
+    test_badargs_gen,
     test_badinput,
     test_blosc1,
     test_bloscpack,
@@ -339,4 +340,31 @@ fn every_c_program_is_listed() {
             "c_programs! lists {p} but c-tests/{p}.c does not exist"
         );
     }
+}
+
+/// `c-tests/test_badargs_gen.c` is what `tools/gen_badargs.py` makes of the current headers,
+/// `tools/badargs_expected.tsv` and `tools/badargs_divergences.tsv`.
+#[test]
+fn badargs_generated_is_up_to_date() {
+    let Some(shared) = common::shared_dir() else {
+        common::skip(
+            "badargs_generated_is_up_to_date",
+            "shared/abi/symbols.txt not found (set B2RS_SHARED_DIR)",
+        );
+        return;
+    };
+    let root = common::repo_root();
+    let mut cmd = Command::new("python3");
+    cmd.arg(root.join("tools").join("gen_badargs.py"))
+        .arg("--check")
+        .env("B2RS_SYMBOLS", shared.join("abi").join("symbols.txt"))
+        .current_dir(&root);
+    let out = common::run_cmd(&mut cmd, Duration::from_secs(120));
+    assert!(
+        out.ok(),
+        "tools/gen_badargs.py --check: {}\n{}{}",
+        out.describe(),
+        out.stdout,
+        out.stderr
+    );
 }

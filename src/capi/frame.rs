@@ -182,6 +182,23 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(
             crate::trace_error!("Invalid frame buffer");
             return ptr::null_mut();
         }
+        // An in-memory frame must fill exactly `len` bytes: check the length its header
+        // declares before touching (and copying) the whole buffer, so that a `len` larger than
+        // the frame is an error, as in C-Blosc2, not a read past its end.
+        let minlen = crate::frame::header::HEADER_MINLEN;
+        if len as u64 >= minlen as u64 {
+            // SAFETY: at least `minlen` of the `len` readable bytes (caller).
+            let Some(head) = (unsafe { slice(cframe as *const c_void, minlen) }) else {
+                return ptr::null_mut();
+            };
+            match crate::frame::header::frame_len_of(head) {
+                Ok(n) if n == len => {}
+                _ => {
+                    crate::trace_error!("The frame length in the header does not match {len}");
+                    return ptr::null_mut();
+                }
+            }
+        }
         // SAFETY: the caller guarantees `len` readable bytes.
         let Some(b) = (unsafe { slice(cframe as *const c_void, len as usize) }) else {
             return ptr::null_mut();

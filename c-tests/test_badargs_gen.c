@@ -63,6 +63,8 @@ static int64_t sel0[2] = {0, 1}, sel1[2] = {0, 1};
 static int64_t *selection[2] = {sel0, sel1};
 static void *stdio_stream, *mmap_stream, *mmap_params;
 static char tmp_path[64], missing_path[64];
+static const void *kept;
+static int last_exit; /* exit status of the last child that sent its result */
 
 static uint8_t *chunk_copy(void) {
   uint8_t *c = malloc((size_t)chunk_len);
@@ -171,7 +173,8 @@ static int64_t in_child(int id, const char *func) {
     int64_t r = run_case(id, func);
     ssize_t w = write(fds[1], &r, sizeof(r));
     (void)w;
-    _exit(0);
+    /* a leak in the call (LeakSanitizer, B2RS_SANITIZE=asan) */
+    _exit(t_leak_check() ? 23 : 0);
   }
   close(fds[1]);
   int64_t r = 0;
@@ -190,6 +193,7 @@ static int64_t in_child(int id, const char *func) {
   blosc2_remove_urlpath(p);
   snprintf(p, sizeof(p), "badargs_tmp_%d.bin.mmap", (int)pid);
   blosc2_remove_urlpath(p);
+  last_exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return got == sizeof(r) ? r : R_CRASH;
 }
 static int64_t run_case(int id, const char *func) {
@@ -320,43 +324,56 @@ static int64_t run_case(int id, const char *func) {
       r = (int64_t)(b2nd_copy_buffer2(2, 4, cbuf, tens64, zeros64, tens64, dst, tens64, NULL));
       break;
     case 41: /* b2nd_create_ctx base */
-      r = (b2nd_create_ctx(&storage, 2, tens64, fives32, fives32, "<i4", 0, metalayers, 0)) != NULL;
+      kept = (const void *)(b2nd_create_ctx(&storage, 2, tens64, fives32, fives32, "<i4", 0, metalayers, 0));
+      r = kept != NULL;
       break;
     case 42: /* b2nd_create_ctx null:b2_storage */
-      r = (b2nd_create_ctx(NULL, 2, tens64, fives32, fives32, "<i4", 0, metalayers, 0)) != NULL;
+      kept = (const void *)(b2nd_create_ctx(NULL, 2, tens64, fives32, fives32, "<i4", 0, metalayers, 0));
+      r = kept != NULL;
       break;
     case 43: /* b2nd_create_ctx neg:ndim */
-      r = (b2nd_create_ctx(&storage, (int8_t)-1, tens64, fives32, fives32, "<i4", 0, metalayers, 0)) != NULL;
+      kept = (const void *)(b2nd_create_ctx(&storage, (int8_t)-1, tens64, fives32, fives32, "<i4", 0, metalayers, 0));
+      r = kept != NULL;
       break;
     case 44: /* b2nd_create_ctx huge:ndim */
-      r = (b2nd_create_ctx(&storage, (int8_t)INT8_MAX, tens64, fives32, fives32, "<i4", 0, metalayers, 0)) != NULL;
+      kept = (const void *)(b2nd_create_ctx(&storage, (int8_t)INT8_MAX, tens64, fives32, fives32, "<i4", 0, metalayers, 0));
+      r = kept != NULL;
       break;
     case 45: /* b2nd_create_ctx null:shape */
-      r = (b2nd_create_ctx(&storage, 2, NULL, fives32, fives32, "<i4", 0, metalayers, 0)) != NULL;
+      kept = (const void *)(b2nd_create_ctx(&storage, 2, NULL, fives32, fives32, "<i4", 0, metalayers, 0));
+      r = kept != NULL;
       break;
     case 46: /* b2nd_create_ctx null:chunkshape */
-      r = (b2nd_create_ctx(&storage, 2, tens64, NULL, fives32, "<i4", 0, metalayers, 0)) != NULL;
+      kept = (const void *)(b2nd_create_ctx(&storage, 2, tens64, NULL, fives32, "<i4", 0, metalayers, 0));
+      r = kept != NULL;
       break;
     case 47: /* b2nd_create_ctx null:blockshape */
-      r = (b2nd_create_ctx(&storage, 2, tens64, fives32, NULL, "<i4", 0, metalayers, 0)) != NULL;
+      kept = (const void *)(b2nd_create_ctx(&storage, 2, tens64, fives32, NULL, "<i4", 0, metalayers, 0));
+      r = kept != NULL;
       break;
     case 48: /* b2nd_create_ctx null:dtype */
-      r = (b2nd_create_ctx(&storage, 2, tens64, fives32, fives32, NULL, 0, metalayers, 0)) != NULL;
+      kept = (const void *)(b2nd_create_ctx(&storage, 2, tens64, fives32, fives32, NULL, 0, metalayers, 0));
+      r = kept != NULL;
       break;
     case 49: /* b2nd_create_ctx neg:dtype_format */
-      r = (b2nd_create_ctx(&storage, 2, tens64, fives32, fives32, "<i4", (int8_t)-1, metalayers, 0)) != NULL;
+      kept = (const void *)(b2nd_create_ctx(&storage, 2, tens64, fives32, fives32, "<i4", (int8_t)-1, metalayers, 0));
+      r = kept != NULL;
       break;
     case 50: /* b2nd_create_ctx huge:dtype_format */
-      r = (b2nd_create_ctx(&storage, 2, tens64, fives32, fives32, "<i4", (int8_t)INT8_MAX, metalayers, 0)) != NULL;
+      kept = (const void *)(b2nd_create_ctx(&storage, 2, tens64, fives32, fives32, "<i4", (int8_t)INT8_MAX, metalayers, 0));
+      r = kept != NULL;
       break;
     case 51: /* b2nd_create_ctx null:metalayers */
-      r = (b2nd_create_ctx(&storage, 2, tens64, fives32, fives32, "<i4", 0, NULL, 0)) != NULL;
+      kept = (const void *)(b2nd_create_ctx(&storage, 2, tens64, fives32, fives32, "<i4", 0, NULL, 0));
+      r = kept != NULL;
       break;
     case 52: /* b2nd_create_ctx neg:nmetalayers */
-      r = (b2nd_create_ctx(&storage, 2, tens64, fives32, fives32, "<i4", 0, metalayers, (int32_t)-1)) != NULL;
+      kept = (const void *)(b2nd_create_ctx(&storage, 2, tens64, fives32, fives32, "<i4", 0, metalayers, (int32_t)-1));
+      r = kept != NULL;
       break;
     case 53: /* b2nd_create_ctx huge:nmetalayers */
-      r = (b2nd_create_ctx(&storage, 2, tens64, fives32, fives32, "<i4", 0, metalayers, (int32_t)INT32_MAX)) != NULL;
+      kept = (const void *)(b2nd_create_ctx(&storage, 2, tens64, fives32, fives32, "<i4", 0, metalayers, (int32_t)INT32_MAX));
+      r = kept != NULL;
       break;
     case 54: /* b2nd_delete base */
       r = (int64_t)(b2nd_delete(arr, 0, 0, 1));
@@ -926,7 +943,8 @@ static int64_t run_case(int id, const char *func) {
       r = (int64_t)(blosc1_get_blocksize());
       break;
     case 243: /* blosc1_get_compressor base */
-      r = (blosc1_get_compressor()) != NULL;
+      kept = (const void *)(blosc1_get_compressor());
+      r = kept != NULL;
       break;
     case 244: /* blosc1_getitem base */
       r = (int64_t)(blosc1_getitem(cbuf, 0, 10, dst));
@@ -1013,10 +1031,12 @@ static int64_t run_case(int id, const char *func) {
       r = (int64_t)(blosc2_bitunshuffle(4, 4000, cbuf, NULL));
       break;
     case 272: /* blosc2_cbuffer_complib base */
-      r = (blosc2_cbuffer_complib(cbuf)) != NULL;
+      kept = (const void *)(blosc2_cbuffer_complib(cbuf));
+      r = kept != NULL;
       break;
     case 273: /* blosc2_cbuffer_complib null:cbuffer */
-      r = (blosc2_cbuffer_complib(NULL)) != NULL;
+      kept = (const void *)(blosc2_cbuffer_complib(NULL));
+      r = kept != NULL;
       break;
     case 274: /* blosc2_cbuffer_sizes base */
       r = (int64_t)(blosc2_cbuffer_sizes(cbuf, out32, out32, out32));
@@ -1229,16 +1249,20 @@ static int64_t run_case(int id, const char *func) {
       r = (int64_t)(blosc2_compress_ctx(cctx, cbuf, 4000, dst, (int32_t)INT32_MAX));
       break;
     case 344: /* blosc2_create_cctx base */
-      r = (blosc2_create_cctx(cp_local)) != NULL;
+      kept = (const void *)(blosc2_create_cctx(cp_local));
+      r = kept != NULL;
       break;
     case 345: /* blosc2_create_cctx badid:cparams */
-      r = (blosc2_create_cctx(cp_badcodec)) != NULL;
+      kept = (const void *)(blosc2_create_cctx(cp_badcodec));
+      r = kept != NULL;
       break;
     case 346: /* blosc2_create_cctx badtypesize:cparams */
-      r = (blosc2_create_cctx(cp_typesize0)) != NULL;
+      kept = (const void *)(blosc2_create_cctx(cp_typesize0));
+      r = kept != NULL;
       break;
     case 347: /* blosc2_create_dctx base */
-      r = (blosc2_create_dctx(dp_local)) != NULL;
+      kept = (const void *)(blosc2_create_dctx(dp_local));
+      r = kept != NULL;
       break;
     case 348: /* blosc2_ctx_get_cparams base */
       r = (int64_t)(blosc2_ctx_get_cparams(cctx, &cp_local));
@@ -1316,19 +1340,24 @@ static int64_t run_case(int id, const char *func) {
       blosc2_destroy(); r = 0;
       break;
     case 373: /* blosc2_error_string base */
-      r = (blosc2_error_string(-1)) != NULL;
+      kept = (const void *)(blosc2_error_string(-1));
+      r = kept != NULL;
       break;
     case 374: /* blosc2_error_string neg:error_code */
-      r = (blosc2_error_string((int)-1)) != NULL;
+      kept = (const void *)(blosc2_error_string((int)-1));
+      r = kept != NULL;
       break;
     case 375: /* blosc2_error_string huge:error_code */
-      r = (blosc2_error_string((int)INT_MAX)) != NULL;
+      kept = (const void *)(blosc2_error_string((int)INT_MAX));
+      r = kept != NULL;
       break;
     case 376: /* blosc2_frame_get_offsets base */
-      r = (blosc2_frame_get_offsets(sc)) != NULL;
+      kept = (const void *)(blosc2_frame_get_offsets(sc));
+      r = kept != NULL;
       break;
     case 377: /* blosc2_frame_get_offsets null:schunk */
-      r = (blosc2_frame_get_offsets(NULL)) != NULL;
+      kept = (const void *)(blosc2_frame_get_offsets(NULL));
+      r = kept != NULL;
       break;
     case 378: /* blosc2_free_ctx base */
       blosc2_free_ctx(dctx); r = 0;
@@ -1370,10 +1399,12 @@ static int64_t run_case(int id, const char *func) {
       r = (int64_t)(blosc2_get_complib_info("lz4", &out_str, NULL));
       break;
     case 391: /* blosc2_get_io_cb base */
-      r = (blosc2_get_io_cb(0)) != NULL;
+      kept = (const void *)(blosc2_get_io_cb(0));
+      r = kept != NULL;
       break;
     case 392: /* blosc2_get_io_cb huge:id */
-      r = (blosc2_get_io_cb((uint8_t)UINT8_MAX)) != NULL;
+      kept = (const void *)(blosc2_get_io_cb((uint8_t)UINT8_MAX));
+      r = kept != NULL;
       break;
     case 393: /* blosc2_get_nthreads base */
       r = (int64_t)(blosc2_get_nthreads());
@@ -1394,7 +1425,8 @@ static int64_t run_case(int id, const char *func) {
       r = (int64_t)(blosc2_get_slice_nchunks(sc, zeros64, tens64, NULL));
       break;
     case 399: /* blosc2_get_version_string base */
-      r = (blosc2_get_version_string()) != NULL;
+      kept = (const void *)(blosc2_get_version_string());
+      r = kept != NULL;
       break;
     case 400: /* blosc2_getitem base */
       r = (int64_t)(blosc2_getitem(cbuf, chunk_len, 0, 10, dst, BIG));
@@ -1511,7 +1543,8 @@ static int64_t run_case(int id, const char *func) {
       blosc2_init(); r = 0;
       break;
     case 438: /* blosc2_list_compressors base */
-      r = (blosc2_list_compressors()) != NULL;
+      kept = (const void *)(blosc2_list_compressors());
+      r = kept != NULL;
       break;
     case 439: /* blosc2_meta_add base */
       r = (int64_t)(blosc2_meta_add(sc, "meta", content, 4));
@@ -1652,13 +1685,16 @@ static int64_t run_case(int id, const char *func) {
       blosc2_schunk_avoid_cframe_free(NULL, false); r = 0;
       break;
     case 485: /* blosc2_schunk_copy base */
-      r = (blosc2_schunk_copy(sc, &storage)) != NULL;
+      kept = (const void *)(blosc2_schunk_copy(sc, &storage));
+      r = kept != NULL;
       break;
     case 486: /* blosc2_schunk_copy null:schunk */
-      r = (blosc2_schunk_copy(NULL, &storage)) != NULL;
+      kept = (const void *)(blosc2_schunk_copy(NULL, &storage));
+      r = kept != NULL;
       break;
     case 487: /* blosc2_schunk_copy null:storage */
-      r = (blosc2_schunk_copy(sc, NULL)) != NULL;
+      kept = (const void *)(blosc2_schunk_copy(sc, NULL));
+      r = kept != NULL;
       break;
     case 488: /* blosc2_schunk_decompress_chunk base */
       r = (int64_t)(blosc2_schunk_decompress_chunk(sc, 0, dst, BIG));
@@ -1730,16 +1766,20 @@ static int64_t run_case(int id, const char *func) {
       r = (int64_t)(blosc2_schunk_free(NULL));
       break;
     case 511: /* blosc2_schunk_from_buffer base */
-      r = (blosc2_schunk_from_buffer(cframe, cframe_len, true)) != NULL;
+      kept = (const void *)(blosc2_schunk_from_buffer(cframe, cframe_len, true));
+      r = kept != NULL;
       break;
     case 512: /* blosc2_schunk_from_buffer null:cframe */
-      r = (blosc2_schunk_from_buffer(NULL, cframe_len, true)) != NULL;
+      kept = (const void *)(blosc2_schunk_from_buffer(NULL, cframe_len, true));
+      r = kept != NULL;
       break;
     case 513: /* blosc2_schunk_from_buffer neg:len */
-      r = (blosc2_schunk_from_buffer(cframe, (int64_t)-1, true)) != NULL;
+      kept = (const void *)(blosc2_schunk_from_buffer(cframe, (int64_t)-1, true));
+      r = kept != NULL;
       break;
     case 514: /* blosc2_schunk_from_buffer huge:len */
-      r = (blosc2_schunk_from_buffer(cframe, (int64_t)INT64_MAX, true)) != NULL;
+      kept = (const void *)(blosc2_schunk_from_buffer(cframe, (int64_t)INT64_MAX, true));
+      r = kept != NULL;
       break;
     case 515: /* blosc2_schunk_get_chunk base */
       r = (int64_t)(blosc2_schunk_get_chunk(sc, 0, &out_u8, bools));
@@ -1880,52 +1920,68 @@ static int64_t run_case(int id, const char *func) {
       r = (int64_t)(blosc2_schunk_lock(NULL));
       break;
     case 561: /* blosc2_schunk_new base */
-      r = (blosc2_schunk_new(&storage)) != NULL;
+      kept = (const void *)(blosc2_schunk_new(&storage));
+      r = kept != NULL;
       break;
     case 562: /* blosc2_schunk_new null:storage */
-      r = (blosc2_schunk_new(NULL)) != NULL;
+      kept = (const void *)(blosc2_schunk_new(NULL));
+      r = kept != NULL;
       break;
     case 563: /* blosc2_schunk_open base */
-      r = (blosc2_schunk_open(tmp_path)) != NULL;
+      kept = (const void *)(blosc2_schunk_open(tmp_path));
+      r = kept != NULL;
       break;
     case 564: /* blosc2_schunk_open null:urlpath */
-      r = (blosc2_schunk_open(NULL)) != NULL;
+      kept = (const void *)(blosc2_schunk_open(NULL));
+      r = kept != NULL;
       break;
     case 565: /* blosc2_schunk_open_offset base */
-      r = (blosc2_schunk_open_offset(tmp_path, 0)) != NULL;
+      kept = (const void *)(blosc2_schunk_open_offset(tmp_path, 0));
+      r = kept != NULL;
       break;
     case 566: /* blosc2_schunk_open_offset null:urlpath */
-      r = (blosc2_schunk_open_offset(NULL, 0)) != NULL;
+      kept = (const void *)(blosc2_schunk_open_offset(NULL, 0));
+      r = kept != NULL;
       break;
     case 567: /* blosc2_schunk_open_offset neg:offset */
-      r = (blosc2_schunk_open_offset(tmp_path, (int64_t)-1)) != NULL;
+      kept = (const void *)(blosc2_schunk_open_offset(tmp_path, (int64_t)-1));
+      r = kept != NULL;
       break;
     case 568: /* blosc2_schunk_open_offset huge:offset */
-      r = (blosc2_schunk_open_offset(tmp_path, (int64_t)INT64_MAX)) != NULL;
+      kept = (const void *)(blosc2_schunk_open_offset(tmp_path, (int64_t)INT64_MAX));
+      r = kept != NULL;
       break;
     case 569: /* blosc2_schunk_open_offset_udio base */
-      r = (blosc2_schunk_open_offset_udio(tmp_path, 0, &io)) != NULL;
+      kept = (const void *)(blosc2_schunk_open_offset_udio(tmp_path, 0, &io));
+      r = kept != NULL;
       break;
     case 570: /* blosc2_schunk_open_offset_udio null:urlpath */
-      r = (blosc2_schunk_open_offset_udio(NULL, 0, &io)) != NULL;
+      kept = (const void *)(blosc2_schunk_open_offset_udio(NULL, 0, &io));
+      r = kept != NULL;
       break;
     case 571: /* blosc2_schunk_open_offset_udio neg:offset */
-      r = (blosc2_schunk_open_offset_udio(tmp_path, (int64_t)-1, &io)) != NULL;
+      kept = (const void *)(blosc2_schunk_open_offset_udio(tmp_path, (int64_t)-1, &io));
+      r = kept != NULL;
       break;
     case 572: /* blosc2_schunk_open_offset_udio huge:offset */
-      r = (blosc2_schunk_open_offset_udio(tmp_path, (int64_t)INT64_MAX, &io)) != NULL;
+      kept = (const void *)(blosc2_schunk_open_offset_udio(tmp_path, (int64_t)INT64_MAX, &io));
+      r = kept != NULL;
       break;
     case 573: /* blosc2_schunk_open_offset_udio null:udio */
-      r = (blosc2_schunk_open_offset_udio(tmp_path, 0, NULL)) != NULL;
+      kept = (const void *)(blosc2_schunk_open_offset_udio(tmp_path, 0, NULL));
+      r = kept != NULL;
       break;
     case 574: /* blosc2_schunk_open_udio base */
-      r = (blosc2_schunk_open_udio(tmp_path, &io)) != NULL;
+      kept = (const void *)(blosc2_schunk_open_udio(tmp_path, &io));
+      r = kept != NULL;
       break;
     case 575: /* blosc2_schunk_open_udio null:urlpath */
-      r = (blosc2_schunk_open_udio(NULL, &io)) != NULL;
+      kept = (const void *)(blosc2_schunk_open_udio(NULL, &io));
+      r = kept != NULL;
       break;
     case 576: /* blosc2_schunk_open_udio null:udio */
-      r = (blosc2_schunk_open_udio(tmp_path, NULL)) != NULL;
+      kept = (const void *)(blosc2_schunk_open_udio(tmp_path, NULL));
+      r = kept != NULL;
       break;
     case 577: /* blosc2_schunk_refresh base */
       r = (int64_t)(blosc2_schunk_refresh(sc));
@@ -2093,16 +2149,20 @@ static int64_t run_case(int id, const char *func) {
       r = (int64_t)(blosc2_stdio_mmap_destroy(NULL));
       break;
     case 632: /* blosc2_stdio_mmap_open base */
-      r = (blosc2_stdio_mmap_open(tmp_path, "w+", mmap_params)) != NULL;
+      kept = (const void *)(blosc2_stdio_mmap_open(tmp_path, "w+", mmap_params));
+      r = kept != NULL;
       break;
     case 633: /* blosc2_stdio_mmap_open null:urlpath */
-      r = (blosc2_stdio_mmap_open(NULL, "w+", mmap_params)) != NULL;
+      kept = (const void *)(blosc2_stdio_mmap_open(NULL, "w+", mmap_params));
+      r = kept != NULL;
       break;
     case 634: /* blosc2_stdio_mmap_open null:mode */
-      r = (blosc2_stdio_mmap_open(tmp_path, NULL, mmap_params)) != NULL;
+      kept = (const void *)(blosc2_stdio_mmap_open(tmp_path, NULL, mmap_params));
+      r = kept != NULL;
       break;
     case 635: /* blosc2_stdio_mmap_open null:params */
-      r = (blosc2_stdio_mmap_open(tmp_path, "w+", NULL)) != NULL;
+      kept = (const void *)(blosc2_stdio_mmap_open(tmp_path, "w+", NULL));
+      r = kept != NULL;
       break;
     case 636: /* blosc2_stdio_mmap_read base */
       r = (int64_t)(blosc2_stdio_mmap_read(&out_void, 1, 10, 0, mmap_stream));
@@ -2177,16 +2237,20 @@ static int64_t run_case(int id, const char *func) {
       r = (int64_t)(blosc2_stdio_mmap_write(cbuf, 1, 10, 0, NULL));
       break;
     case 660: /* blosc2_stdio_open base */
-      r = (blosc2_stdio_open(tmp_path, "w+b", NULL)) != NULL;
+      kept = (const void *)(blosc2_stdio_open(tmp_path, "w+b", NULL));
+      r = kept != NULL;
       break;
     case 661: /* blosc2_stdio_open null:urlpath */
-      r = (blosc2_stdio_open(NULL, "w+b", NULL)) != NULL;
+      kept = (const void *)(blosc2_stdio_open(NULL, "w+b", NULL));
+      r = kept != NULL;
       break;
     case 662: /* blosc2_stdio_open null:mode */
-      r = (blosc2_stdio_open(tmp_path, NULL, NULL)) != NULL;
+      kept = (const void *)(blosc2_stdio_open(tmp_path, NULL, NULL));
+      r = kept != NULL;
       break;
     case 663: /* blosc2_stdio_open null:params */
-      r = (blosc2_stdio_open(tmp_path, "w+b", NULL)) != NULL;
+      kept = (const void *)(blosc2_stdio_open(tmp_path, "w+b", NULL));
+      r = kept != NULL;
       break;
     case 664: /* blosc2_stdio_read base */
       r = (int64_t)(blosc2_stdio_read(&out_void, 1, 10, 0, stdio_stream));
@@ -3311,6 +3375,11 @@ static void test_badargs(void) {
     if (r == R_CRASH) {
       t_failed++;
       fprintf(stderr, "%s %s: CRASH\n", e->func, e->cas);
+    } else if (last_exit != 0) {
+      /* the call returned, then LeakSanitizer or valgrind (--error-exitcode) found an error */
+      t_failed++;
+      fprintf(stderr, "%s %s: exit status %d after the call (leak or memory error)\n", e->func,
+              e->cas, last_exit);
     } else if (e->ref == R_CRASH) {
       t_passed++;
       crash_ref++;

@@ -22,7 +22,8 @@
 //! Environment:
 //! * `B2RS_REF_DIR`: the unpacked reference wheel; without it the
 //!   `reference_*` tests are skipped with a message;
-//! * `B2RS_C_TEST_TIMEOUT`: seconds allowed per program run (default 600);
+//! * `B2RS_C_TEST_TIMEOUT`: seconds allowed per program run (default 600, 1800 under
+//!   valgrind);
 //! * `B2RS_TEST_NOFORK=1`, `B2RS_TEST_VERBOSE=1`: passed through to the
 //!   programs (see `c-tests/b2rs_test.h`);
 //! * `B2RS_SANITIZE`: a checking mode (`tools/test.sh` runs both):
@@ -76,7 +77,11 @@ fn timeout() -> Duration {
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
         .filter(|&s| s > 0)
-        .unwrap_or(600);
+        .unwrap_or(if sanitize_mode() == Sanitize::Valgrind {
+            1800
+        } else {
+            600
+        });
     Duration::from_secs(secs)
 }
 

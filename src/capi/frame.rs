@@ -220,6 +220,11 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(
             // SAFETY: NULL or the handle just created.
             if let Some(h) = unsafe { handle(out) } {
                 h.cframe_owner = cframe as usize;
+                // libblosc2 3.3.5 leaves the buffer to the caller unless
+                // `blosc2_schunk_avoid_cframe_free(.., false)` is called (its header says
+                // otherwise; found by the sanitizer runs: freeing it here made C programs
+                // written for the reference free it twice).
+                h.avoid_cframe_free = true;
             }
         }
         out

@@ -230,14 +230,14 @@ fn build_and_run(name: &str, lib: Lib) {
             ));
         }
         run.env("ASAN_OPTIONS", asan)
-        .env(
-            "LSAN_OPTIONS",
-            format!(
-                "suppressions={}:print_suppressions=0",
-                sanitize_dir.join("lsan.supp").display()
-            ),
-        )
-        .env("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1");
+            .env(
+                "LSAN_OPTIONS",
+                format!(
+                    "suppressions={}:print_suppressions=0",
+                    sanitize_dir.join("lsan.supp").display()
+                ),
+            )
+            .env("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1");
     }
     run.current_dir(&out_dir);
     for v in BLOSC_ENV {

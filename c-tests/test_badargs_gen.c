@@ -42,12 +42,12 @@ static blosc2_filter filter;
 static blosc2_tuner tuner;
 static blosc_timestamp_t ts;
 static uint8_t *out_u8;
-static char *out_str;
+static char *out_str, *out_str2;
 static const char *out_cstr;
 static char *names[64];
 static void *out_void;
 static int64_t *out_i64p;
-static int64_t zeros64[64], tens64[64];
+static int64_t zeros64[64], tens64[64], twos64[64];
 static int32_t fives32[64], out32[64], srcsizes[4];
 static size_t outsz[64];
 static int outint[64];
@@ -63,12 +63,16 @@ static int64_t sel0[2] = {0, 1}, sel1[2] = {0, 1};
 static int64_t *selection[2] = {sel0, sel1};
 static void *stdio_stream, *mmap_stream, *mmap_params;
 static char tmp_path[64], missing_path[64];
-static const void *kept;
+/* volatile: stores to it must not be optimised away (LeakSanitizer must see the objects) */
+static const void *volatile kept;
+static uint8_t *volatile chunk_dups[1024];
+static int n_chunk_dups;
 static int last_exit; /* exit status of the last child that sent its result */
 
 static uint8_t *chunk_copy(void) {
   uint8_t *c = malloc((size_t)chunk_len);
   memcpy(c, chunk, (size_t)chunk_len);
+  if (n_chunk_dups < 1024) chunk_dups[n_chunk_dups++] = c; /* not a leak of the library */
   return c;
 }
 
@@ -94,6 +98,7 @@ static void setup(const char *func) {
   memcpy(cbuf, chunk, (size_t)chunk_len);
   for (int i = 0; i < 64; i++) {
     tens64[i] = 10;
+    twos64[i] = 2;
     fives32[i] = 5;
   }
   srcsizes[0] = 4000;
@@ -520,28 +525,28 @@ static int64_t run_case(int id, const char *func) {
       r = (int64_t)(b2nd_full(nctx, &out_arr, NULL));
       break;
     case 102: /* b2nd_get_orthogonal_selection base */
-      r = (int64_t)(b2nd_get_orthogonal_selection(arr, selection, tens64, dst, tens64, 400));
+      r = (int64_t)(b2nd_get_orthogonal_selection(arr, selection, twos64, dst, tens64, 400));
       break;
     case 103: /* b2nd_get_orthogonal_selection null:array */
-      r = (int64_t)(b2nd_get_orthogonal_selection(NULL, selection, tens64, dst, tens64, 400));
+      r = (int64_t)(b2nd_get_orthogonal_selection(NULL, selection, twos64, dst, tens64, 400));
       break;
     case 104: /* b2nd_get_orthogonal_selection null:selection */
-      r = (int64_t)(b2nd_get_orthogonal_selection(arr, NULL, tens64, dst, tens64, 400));
+      r = (int64_t)(b2nd_get_orthogonal_selection(arr, NULL, twos64, dst, tens64, 400));
       break;
     case 105: /* b2nd_get_orthogonal_selection null:selection_size */
       r = (int64_t)(b2nd_get_orthogonal_selection(arr, selection, NULL, dst, tens64, 400));
       break;
     case 106: /* b2nd_get_orthogonal_selection null:buffer */
-      r = (int64_t)(b2nd_get_orthogonal_selection(arr, selection, tens64, NULL, tens64, 400));
+      r = (int64_t)(b2nd_get_orthogonal_selection(arr, selection, twos64, NULL, tens64, 400));
       break;
     case 107: /* b2nd_get_orthogonal_selection null:buffershape */
-      r = (int64_t)(b2nd_get_orthogonal_selection(arr, selection, tens64, dst, NULL, 400));
+      r = (int64_t)(b2nd_get_orthogonal_selection(arr, selection, twos64, dst, NULL, 400));
       break;
     case 108: /* b2nd_get_orthogonal_selection neg:buffersize */
-      r = (int64_t)(b2nd_get_orthogonal_selection(arr, selection, tens64, dst, tens64, (int64_t)-1));
+      r = (int64_t)(b2nd_get_orthogonal_selection(arr, selection, twos64, dst, tens64, (int64_t)-1));
       break;
     case 109: /* b2nd_get_orthogonal_selection huge:buffersize */
-      r = (int64_t)(b2nd_get_orthogonal_selection(arr, selection, tens64, dst, tens64, (int64_t)INT64_MAX));
+      r = (int64_t)(b2nd_get_orthogonal_selection(arr, selection, twos64, dst, tens64, (int64_t)INT64_MAX));
       break;
     case 110: /* b2nd_get_slice base */
       r = (int64_t)(b2nd_get_slice(nctx, &out_arr, arr, zeros64, tens64));
@@ -742,28 +747,28 @@ static int64_t run_case(int id, const char *func) {
       r = (int64_t)(b2nd_serialize_meta(2, tens64, fives32, fives32, "<i4", 0, NULL));
       break;
     case 176: /* b2nd_set_orthogonal_selection base */
-      r = (int64_t)(b2nd_set_orthogonal_selection(arr, selection, tens64, cbuf, tens64, 400));
+      r = (int64_t)(b2nd_set_orthogonal_selection(arr, selection, twos64, cbuf, tens64, 400));
       break;
     case 177: /* b2nd_set_orthogonal_selection null:array */
-      r = (int64_t)(b2nd_set_orthogonal_selection(NULL, selection, tens64, cbuf, tens64, 400));
+      r = (int64_t)(b2nd_set_orthogonal_selection(NULL, selection, twos64, cbuf, tens64, 400));
       break;
     case 178: /* b2nd_set_orthogonal_selection null:selection */
-      r = (int64_t)(b2nd_set_orthogonal_selection(arr, NULL, tens64, cbuf, tens64, 400));
+      r = (int64_t)(b2nd_set_orthogonal_selection(arr, NULL, twos64, cbuf, tens64, 400));
       break;
     case 179: /* b2nd_set_orthogonal_selection null:selection_size */
       r = (int64_t)(b2nd_set_orthogonal_selection(arr, selection, NULL, cbuf, tens64, 400));
       break;
     case 180: /* b2nd_set_orthogonal_selection null:buffer */
-      r = (int64_t)(b2nd_set_orthogonal_selection(arr, selection, tens64, NULL, tens64, 400));
+      r = (int64_t)(b2nd_set_orthogonal_selection(arr, selection, twos64, NULL, tens64, 400));
       break;
     case 181: /* b2nd_set_orthogonal_selection null:buffershape */
-      r = (int64_t)(b2nd_set_orthogonal_selection(arr, selection, tens64, cbuf, NULL, 400));
+      r = (int64_t)(b2nd_set_orthogonal_selection(arr, selection, twos64, cbuf, NULL, 400));
       break;
     case 182: /* b2nd_set_orthogonal_selection neg:buffersize */
-      r = (int64_t)(b2nd_set_orthogonal_selection(arr, selection, tens64, cbuf, tens64, (int64_t)-1));
+      r = (int64_t)(b2nd_set_orthogonal_selection(arr, selection, twos64, cbuf, tens64, (int64_t)-1));
       break;
     case 183: /* b2nd_set_orthogonal_selection huge:buffersize */
-      r = (int64_t)(b2nd_set_orthogonal_selection(arr, selection, tens64, cbuf, tens64, (int64_t)INT64_MAX));
+      r = (int64_t)(b2nd_set_orthogonal_selection(arr, selection, twos64, cbuf, tens64, (int64_t)INT64_MAX));
       break;
     case 184: /* b2nd_set_slice_cbuffer base */
       r = (int64_t)(b2nd_set_slice_cbuffer(cbuf, tens64, 400, zeros64, tens64, arr));
@@ -1387,13 +1392,13 @@ static int64_t run_case(int id, const char *func) {
       (void)(blosc2_get_blosc2_storage_defaults()); r = 0;
       break;
     case 387: /* blosc2_get_complib_info base */
-      r = (int64_t)(blosc2_get_complib_info("lz4", &out_str, &out_str));
+      r = (int64_t)(blosc2_get_complib_info("lz4", &out_str, &out_str2));
       break;
     case 388: /* blosc2_get_complib_info null:compname */
-      r = (int64_t)(blosc2_get_complib_info(NULL, &out_str, &out_str));
+      r = (int64_t)(blosc2_get_complib_info(NULL, &out_str, &out_str2));
       break;
     case 389: /* blosc2_get_complib_info null:complib */
-      r = (int64_t)(blosc2_get_complib_info("lz4", NULL, &out_str));
+      r = (int64_t)(blosc2_get_complib_info("lz4", NULL, &out_str2));
       break;
     case 390: /* blosc2_get_complib_info null:version */
       r = (int64_t)(blosc2_get_complib_info("lz4", &out_str, NULL));
@@ -2673,14 +2678,14 @@ static const expect_t EXPECT[] = {
     {"b2nd_full", "null:ctx", INT64_C(-32), INT64_C(-32), 1, 0, 0},
     {"b2nd_full", "null:array", INT64_C(-32), INT64_C(-32), 1, 0, 0},
     {"b2nd_full", "null:fill_value", R_CRASH, R_CRASH, 1, 0, 0},
-    {"b2nd_get_orthogonal_selection", "base", INT64_C(-33), INT64_C(-33), 1, 0, 0},
+    {"b2nd_get_orthogonal_selection", "base", INT64_C(-12), INT64_C(-12), 1, 0, 0},
     {"b2nd_get_orthogonal_selection", "null:array", INT64_C(-32), INT64_C(-32), 1, 0, 0},
     {"b2nd_get_orthogonal_selection", "null:selection", INT64_C(-32), INT64_C(-32), 1, 0, 0},
     {"b2nd_get_orthogonal_selection", "null:selection_size", INT64_C(-32), INT64_C(-32), 1, 0, 0},
-    {"b2nd_get_orthogonal_selection", "null:buffer", INT64_C(-33), INT64_C(-32), 1, 0, 0},
-    {"b2nd_get_orthogonal_selection", "null:buffershape", INT64_C(-33), INT64_C(-32), 1, 0, 0},
-    {"b2nd_get_orthogonal_selection", "neg:buffersize", INT64_C(-33), INT64_C(-12), 1, 0, 0},
-    {"b2nd_get_orthogonal_selection", "huge:buffersize", INT64_C(-33), INT64_C(-33), 1, 0, 0},
+    {"b2nd_get_orthogonal_selection", "null:buffer", INT64_C(-12), INT64_C(-32), 1, 0, 0},
+    {"b2nd_get_orthogonal_selection", "null:buffershape", INT64_C(-12), INT64_C(-32), 1, 0, 0},
+    {"b2nd_get_orthogonal_selection", "neg:buffersize", INT64_C(0), INT64_C(-12), 1, 0, 0},
+    {"b2nd_get_orthogonal_selection", "huge:buffersize", INT64_C(-12), INT64_C(-12), 1, 0, 0},
     {"b2nd_get_slice", "base", INT64_C(0), INT64_C(0), 1, 0, 0},
     {"b2nd_get_slice", "null:ctx", R_CRASH, R_CRASH, 1, 0, 0},
     {"b2nd_get_slice", "null:array", INT64_C(-32), INT64_C(-32), 1, 0, 0},
@@ -2747,14 +2752,14 @@ static const expect_t EXPECT[] = {
     {"b2nd_serialize_meta", "neg:dtype_format", INT64_C(-1), INT64_C(-1), 1, 0, 0},
     {"b2nd_serialize_meta", "huge:dtype_format", INT64_C(53), INT64_C(53), 1, 0, 0},
     {"b2nd_serialize_meta", "null:smeta", R_CRASH, R_CRASH, 1, 0, 0},
-    {"b2nd_set_orthogonal_selection", "base", INT64_C(-33), INT64_C(-33), 1, 0, 0},
+    {"b2nd_set_orthogonal_selection", "base", INT64_C(-12), INT64_C(-12), 1, 0, 0},
     {"b2nd_set_orthogonal_selection", "null:array", INT64_C(-32), INT64_C(-32), 1, 0, 0},
     {"b2nd_set_orthogonal_selection", "null:selection", INT64_C(-32), INT64_C(-32), 1, 0, 0},
     {"b2nd_set_orthogonal_selection", "null:selection_size", INT64_C(-32), INT64_C(-32), 1, 0, 0},
-    {"b2nd_set_orthogonal_selection", "null:buffer", INT64_C(-33), INT64_C(-32), 1, 0, 0},
-    {"b2nd_set_orthogonal_selection", "null:buffershape", INT64_C(-33), INT64_C(-32), 1, 0, 0},
-    {"b2nd_set_orthogonal_selection", "neg:buffersize", INT64_C(-33), INT64_C(-12), 1, 0, 0},
-    {"b2nd_set_orthogonal_selection", "huge:buffersize", INT64_C(-33), INT64_C(-33), 1, 0, 0},
+    {"b2nd_set_orthogonal_selection", "null:buffer", INT64_C(-12), INT64_C(-32), 1, 0, 0},
+    {"b2nd_set_orthogonal_selection", "null:buffershape", INT64_C(-12), INT64_C(-32), 1, 0, 0},
+    {"b2nd_set_orthogonal_selection", "neg:buffersize", INT64_C(0), INT64_C(-12), 1, 0, 0},
+    {"b2nd_set_orthogonal_selection", "huge:buffersize", INT64_C(-12), INT64_C(-12), 1, 0, 0},
     {"b2nd_set_slice_cbuffer", "base", INT64_C(0), INT64_C(0), 1, 0, 0},
     {"b2nd_set_slice_cbuffer", "null:buffer", INT64_C(-32), INT64_C(-32), 1, 0, 0},
     {"b2nd_set_slice_cbuffer", "null:buffershape", R_CRASH, R_CRASH, 1, 0, 0},
@@ -2838,7 +2843,7 @@ static const expect_t EXPECT[] = {
     {"blosc2_bitshuffle", "null:dest", R_CRASH, R_CRASH, 1, 0, 0},
     {"blosc2_bitunshuffle", "base", INT64_C(4000), INT64_C(4000), 1, 0, 0},
     {"blosc2_bitunshuffle", "neg:typesize", R_CRASH, R_CRASH, 1, 0, 0},
-    {"blosc2_bitunshuffle", "huge:typesize", INT64_C(4000), INT64_C(-12), 1, 0, 1},
+    {"blosc2_bitunshuffle", "huge:typesize", R_CRASH, INT64_C(-12), 1, 0, 1},
     {"blosc2_bitunshuffle", "neg:blocksize", INT64_C(-1), INT64_C(-12), 1, 0, 0},
     {"blosc2_bitunshuffle", "huge:blocksize", R_CRASH, R_CRASH, 1, 1, 0},
     {"blosc2_bitunshuffle", "null:src", R_CRASH, R_CRASH, 1, 0, 0},
@@ -3025,7 +3030,7 @@ static const expect_t EXPECT[] = {
     {"blosc2_multidim_to_unidim", "base", INT64_C(0), INT64_C(0), 1, 0, 0},
     {"blosc2_multidim_to_unidim", "null:index", R_CRASH, R_CRASH, 1, 0, 0},
     {"blosc2_multidim_to_unidim", "neg:ndim", INT64_C(0), INT64_C(0), 1, 0, 0},
-    {"blosc2_multidim_to_unidim", "huge:ndim", INT64_C(0), INT64_C(0), 1, 0, 0},
+    {"blosc2_multidim_to_unidim", "huge:ndim", INT64_C(0), INT64_C(0), 1, 1, 0},
     {"blosc2_multidim_to_unidim", "null:strides", R_CRASH, R_CRASH, 1, 0, 0},
     {"blosc2_multidim_to_unidim", "null:i", R_CRASH, R_CRASH, 1, 0, 0},
     {"blosc2_register_codec", "base", INT64_C(-8), INT64_C(-32), 1, 0, 0},
@@ -3185,7 +3190,7 @@ static const expect_t EXPECT[] = {
     {"blosc2_set_maskout", "huge:nblocks", R_CRASH, R_CRASH, 1, 1, 0},
     {"blosc2_set_nthreads", "base", INT64_C(1), INT64_C(1), 1, 0, 0},
     {"blosc2_set_nthreads", "neg:nthreads", INT64_C(-12), INT64_C(-12), 1, 0, 0},
-    {"blosc2_set_nthreads", "huge:nthreads", INT64_C(-26), INT64_C(1), 1, 0, 0},
+    {"blosc2_set_nthreads", "huge:nthreads", R_CRASH, INT64_C(1), 1, 0, 1},
     {"blosc2_set_threads_callback", "base", INT64_C(0), INT64_C(0), 1, 0, 0},
     {"blosc2_set_threads_callback", "null:callback_data", INT64_C(0), INT64_C(0), 1, 0, 0},
     {"blosc2_shuffle", "base", INT64_C(4000), INT64_C(4000), 1, 0, 0},
@@ -3255,12 +3260,12 @@ static const expect_t EXPECT[] = {
     {"blosc2_stdio_write", "neg:size", INT64_C(0), INT64_C(0), 1, 0, 0},
     {"blosc2_stdio_write", "huge:size", INT64_C(0), INT64_C(0), 1, 0, 0},
     {"blosc2_stdio_write", "neg:nitems", INT64_C(0), INT64_C(0), 1, 0, 0},
-    {"blosc2_stdio_write", "huge:nitems", INT64_C(6270960), INT64_C(6270960), 1, 1, 0},
+    {"blosc2_stdio_write", "huge:nitems", INT64_C(5353456), INT64_C(5353456), 1, 1, 0},
     {"blosc2_stdio_write", "neg:position", INT64_C(0), INT64_C(0), 1, 0, 0},
     {"blosc2_stdio_write", "huge:position", INT64_C(0), INT64_C(0), 1, 0, 0},
     {"blosc2_stdio_write", "null:stream", INT64_C(0), INT64_C(0), 1, 0, 0},
     {"blosc2_unidim_to_multidim", "base", INT64_C(0), INT64_C(0), 1, 0, 0},
-    {"blosc2_unidim_to_multidim", "huge:ndim", R_CRASH, R_CRASH, 1, 0, 0},
+    {"blosc2_unidim_to_multidim", "huge:ndim", R_CRASH, R_CRASH, 1, 1, 0},
     {"blosc2_unidim_to_multidim", "null:shape", R_CRASH, R_CRASH, 1, 0, 0},
     {"blosc2_unidim_to_multidim", "neg:i", INT64_C(0), INT64_C(0), 1, 0, 0},
     {"blosc2_unidim_to_multidim", "huge:i", INT64_C(0), INT64_C(0), 1, 0, 0},

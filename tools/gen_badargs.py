@@ -205,7 +205,9 @@ def ptr_baseline(func, ptype, name):
     if t == "uint8_t**":
         return "&out_u8"
     if t == "char**":
-        return "names" if name == "names" else "&out_str"
+        if name == "names":
+            return "names"
+        return "&out_str2" if name == "version" else "&out_str"
     if t == "void**":
         return "dests" if name == "dests" else "&out_void"
     if t == "int64_t**":
@@ -213,6 +215,8 @@ def ptr_baseline(func, ptype, name):
     if t == "int64_t*":
         zeros = ("start", "src_start", "dst_start", "index", "coords", "offsets_order", "i",
                  "cframe_len")
+        if name == "selection_size":
+            return "twos64"
         return "zeros64" if name in zeros else "tens64"
     if t == "int32_t*":
         if name in ("chunkshape", "blockshape"):
@@ -373,12 +377,12 @@ static blosc2_filter filter;
 static blosc2_tuner tuner;
 static blosc_timestamp_t ts;
 static uint8_t *out_u8;
-static char *out_str;
+static char *out_str, *out_str2;
 static const char *out_cstr;
 static char *names[64];
 static void *out_void;
 static int64_t *out_i64p;
-static int64_t zeros64[64], tens64[64];
+static int64_t zeros64[64], tens64[64], twos64[64];
 static int32_t fives32[64], out32[64], srcsizes[4];
 static size_t outsz[64];
 static int outint[64];
@@ -394,12 +398,16 @@ static int64_t sel0[2] = {0, 1}, sel1[2] = {0, 1};
 static int64_t *selection[2] = {sel0, sel1};
 static void *stdio_stream, *mmap_stream, *mmap_params;
 static char tmp_path[64], missing_path[64];
-static const void *kept;
+/* volatile: stores to it must not be optimised away (LeakSanitizer must see the objects) */
+static const void *volatile kept;
+static uint8_t *volatile chunk_dups[1024];
+static int n_chunk_dups;
 static int last_exit; /* exit status of the last child that sent its result */
 
 static uint8_t *chunk_copy(void) {
   uint8_t *c = malloc((size_t)chunk_len);
   memcpy(c, chunk, (size_t)chunk_len);
+  if (n_chunk_dups < 1024) chunk_dups[n_chunk_dups++] = c; /* not a leak of the library */
   return c;
 }
 
@@ -425,6 +433,7 @@ static void setup(const char *func) {
   memcpy(cbuf, chunk, (size_t)chunk_len);
   for (int i = 0; i < 64; i++) {
     tens64[i] = 10;
+    twos64[i] = 2;
     fives32[i] = 5;
   }
   srcsizes[0] = 4000;

@@ -178,8 +178,12 @@ static int64_t in_child(int id, const char *func) {
     int64_t r = run_case(id, func);
     ssize_t w = write(fds[1], &r, sizeof(r));
     (void)w;
+#ifdef B2RS_REFERENCE
+    _exit(0);
+#else
     /* a leak in the call (LeakSanitizer, B2RS_SANITIZE=asan) */
     _exit(t_leak_check() ? 23 : 0);
+#endif
   }
   close(fds[1]);
   int64_t r = 0;
@@ -2608,7 +2612,7 @@ static const expect_t EXPECT[] = {
     {"b2nd_copy_buffer2", "base", INT64_C(0), INT64_C(0), 1, 0, 0},
     {"b2nd_copy_buffer2", "neg:ndim", R_CRASH, R_CRASH, 1, 0, 0},
     {"b2nd_copy_buffer2", "huge:ndim", INT64_C(0), INT64_C(-12), 1, 0, 0},
-    {"b2nd_copy_buffer2", "neg:itemsize", INT64_C(0), INT64_C(-12), 1, 0, 0},
+    {"b2nd_copy_buffer2", "neg:itemsize", INT64_C(0), INT64_C(-12), 1, 0, 1},
     {"b2nd_copy_buffer2", "huge:itemsize", R_CRASH, R_CRASH, 1, 1, 0},
     {"b2nd_copy_buffer2", "null:src", R_CRASH, R_CRASH, 1, 0, 0},
     {"b2nd_copy_buffer2", "null:src_pad_shape", R_CRASH, R_CRASH, 1, 0, 0},
@@ -2844,7 +2848,7 @@ static const expect_t EXPECT[] = {
     {"blosc2_bitunshuffle", "base", INT64_C(4000), INT64_C(4000), 1, 0, 0},
     {"blosc2_bitunshuffle", "neg:typesize", R_CRASH, R_CRASH, 1, 0, 0},
     {"blosc2_bitunshuffle", "huge:typesize", R_CRASH, INT64_C(-12), 1, 0, 1},
-    {"blosc2_bitunshuffle", "neg:blocksize", INT64_C(-1), INT64_C(-12), 1, 0, 0},
+    {"blosc2_bitunshuffle", "neg:blocksize", INT64_C(-1), INT64_C(-12), 1, 0, 1},
     {"blosc2_bitunshuffle", "huge:blocksize", R_CRASH, R_CRASH, 1, 1, 0},
     {"blosc2_bitunshuffle", "null:src", R_CRASH, R_CRASH, 1, 0, 0},
     {"blosc2_bitunshuffle", "null:dest", R_CRASH, R_CRASH, 1, 0, 0},

@@ -513,8 +513,12 @@ static int64_t in_child(int id, const char *func) {
     int64_t r = run_case(id, func);
     ssize_t w = write(fds[1], &r, sizeof(r));
     (void)w;
+#ifdef B2RS_REFERENCE
+    _exit(0);
+#else
     /* a leak in the call (LeakSanitizer, B2RS_SANITIZE=asan) */
     _exit(t_leak_check() ? 23 : 0);
+#endif
   }
   close(fds[1]);
   int64_t r = 0;

@@ -22,9 +22,25 @@
 //! Environment:
 //! * `B2RS_REF_DIR`: the unpacked reference wheel; without it the
 //!   `reference_*` tests are skipped with a message;
-//! * `B2RS_C_TEST_TIMEOUT`: seconds allowed per program run (default 600);
+//! * `B2RS_C_TEST_TIMEOUT`: seconds allowed per program run (default 600, 1800 under
+//!   valgrind);
 //! * `B2RS_TEST_NOFORK=1`, `B2RS_TEST_VERBOSE=1`: passed through to the
-//!   programs (see `c-tests/b2rs_test.h`).
+//!   programs (see `c-tests/b2rs_test.h`);
+//! * `B2RS_SANITIZE`: a checking mode (`tools/test.sh` runs both):
+//!   - `asan`: the programs are compiled with
+//!     `-fsanitize=address,undefined -fno-sanitize-recover=all` and run with
+//!     LeakSanitizer on (each forked test checks its own leaks, see
+//!     `b2rs_test.h`); `B2RS_SANITIZE_LIBDIR` may name a directory with a
+//!     `libb2rs.so` built with `-Zsanitizer=address` to link instead of the
+//!     profile's library, so the Rust side is instrumented too;
+//!   - `valgrind`: the programs run under valgrind memcheck
+//!     (`--leak-check=full --errors-for-leak-kinds=definite`), every error
+//!     failing the run; forked tests are checked too (`test_badargs_gen` is
+//!     left to the asan mode: 768 forked calls are too slow under valgrind).
+//!
+//!   Suppressions (reference and system noise only) are in `tools/sanitize/`.
+//!   Builds go to `c-tests/<variant>-<mode>/` so they do not clobber the
+//!   plain ones.
 
 mod common;
 
@@ -62,7 +78,11 @@ fn timeout() -> Duration {
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
         .filter(|&s| s > 0)
-        .unwrap_or(600);
+        .unwrap_or(if sanitize_mode() == Sanitize::Valgrind {
+            1800
+        } else {
+            600
+        });
     Duration::from_secs(secs)
 }
 
@@ -78,12 +98,47 @@ fn tail(text: &str, max_lines: usize) -> String {
     s
 }
 
+/// The checking mode chosen by `B2RS_SANITIZE`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Sanitize {
+    None,
+    Asan,
+    Valgrind,
+}
+
+fn sanitize_mode() -> Sanitize {
+    match std::env::var("B2RS_SANITIZE").unwrap_or_default().as_str() {
+        "" | "0" | "none" => Sanitize::None,
+        "asan" => Sanitize::Asan,
+        "valgrind" => Sanitize::Valgrind,
+        other => panic!("B2RS_SANITIZE={other}: expected asan, valgrind or nothing"),
+    }
+}
+
+/// Exit status of a program run under valgrind that found errors.
+const VALGRIND_ERROR_EXIT: i32 = 86;
+
 /// Build `c-tests/<name>.c` against `lib` and run it.
 fn build_and_run(name: &str, lib: Lib) {
-    let variant = match lib {
-        Lib::Ours => "ours",
-        Lib::Ref => "reference",
+    let mode = sanitize_mode();
+    let variant = match (lib, mode) {
+        (Lib::Ours, Sanitize::None) => "ours",
+        (Lib::Ref, Sanitize::None) => "reference",
+        (Lib::Ours, Sanitize::Asan) => "ours-asan",
+        (Lib::Ref, Sanitize::Asan) => "reference-asan",
+        (Lib::Ours, Sanitize::Valgrind) => "ours-valgrind",
+        (Lib::Ref, Sanitize::Valgrind) => "reference-valgrind",
     };
+    let sanitize_dir = common::repo_root().join("tools").join("sanitize");
+    if mode == Sanitize::Valgrind && name == "test_badargs_gen" {
+        // 768 forked calls, each child checked for leaks by valgrind at its exit: far too
+        // slow; the asan mode checks this program (LeakSanitizer in every child).
+        common::skip(
+            &format!("{variant}_{name}"),
+            "not run under valgrind (too slow; covered by B2RS_SANITIZE=asan)",
+        );
+        return;
+    }
     let ref_dir = common::ref_dir();
     if lib == Lib::Ref && ref_dir.is_none() {
         common::skip(&format!("reference_{name}"), &common::missing_ref_message());
@@ -125,6 +180,13 @@ fn build_and_run(name: &str, lib: Lib) {
     if lib == Lib::Ref {
         cc.arg("-DB2RS_REFERENCE=1");
     }
+    if mode == Sanitize::Asan {
+        cc.args([
+            "-fsanitize=address,undefined",
+            "-fno-sanitize-recover=all",
+            "-fno-omit-frame-pointer",
+        ]);
+    }
     cc.arg(&src)
         .arg("-o")
         .arg(&exe)
@@ -145,7 +207,48 @@ fn build_and_run(name: &str, lib: Lib) {
         built.stderr
     );
 
-    let mut run = Command::new(&exe);
+    let mut run = match mode {
+        Sanitize::Valgrind => {
+            let mut v = Command::new("valgrind");
+            v.args([
+                "--quiet",
+                "--tool=memcheck",
+                "--leak-check=full",
+                "--errors-for-leak-kinds=definite",
+                "--show-leak-kinds=definite",
+                "--num-callers=30",
+            ])
+            .arg(format!("--error-exitcode={VALGRIND_ERROR_EXIT}"))
+            .arg(format!(
+                "--suppressions={}",
+                sanitize_dir.join("valgrind.supp").display()
+            ))
+            .arg(&exe);
+            v
+        }
+        _ => Command::new(&exe),
+    };
+    if mode == Sanitize::Asan {
+        // every error fails the run; leaks are checked per forked test
+        let mut asan = "detect_leaks=1:halt_on_error=1:abort_on_error=0:exitcode=23".to_string();
+        if lib == Lib::Ref {
+            // the reference's own errors (see the file), and its malloc calls with negative
+            // sizes (b2nd_serialize_meta, blosc2_set_maskout) return NULL as with glibc
+            asan.push_str(&format!(
+                ":allocator_may_return_null=1:suppressions={}",
+                sanitize_dir.join("asan-reference.supp").display()
+            ));
+        }
+        run.env("ASAN_OPTIONS", asan)
+            .env(
+                "LSAN_OPTIONS",
+                format!(
+                    "suppressions={}:print_suppressions=0",
+                    sanitize_dir.join("lsan.supp").display()
+                ),
+            )
+            .env("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1");
+    }
     run.current_dir(&out_dir);
     for v in BLOSC_ENV {
         run.env_remove(v);
@@ -202,10 +305,12 @@ macro_rules! c_programs {
 c_programs!(
     test_b2nd,
     test_b2nd_meta,
+    test_badargs_gen,
     test_badinput,
     test_blosc1,
     test_bloscpack,
     test_chunk,
+    test_concurrency,
     test_contexts,
     test_env,
     test_frame,
@@ -261,4 +366,31 @@ fn every_c_program_is_listed() {
             "c_programs! lists {p} but c-tests/{p}.c does not exist"
         );
     }
+}
+
+/// `c-tests/test_badargs_gen.c` is what `tools/gen_badargs.py` makes of the current headers,
+/// `tools/badargs_expected.tsv` and `tools/badargs_divergences.tsv`.
+#[test]
+fn badargs_generated_is_up_to_date() {
+    let Some(shared) = common::shared_dir() else {
+        common::skip(
+            "badargs_generated_is_up_to_date",
+            "shared/abi/symbols.txt not found (set B2RS_SHARED_DIR)",
+        );
+        return;
+    };
+    let root = common::repo_root();
+    let mut cmd = Command::new("python3");
+    cmd.arg(root.join("tools").join("gen_badargs.py"))
+        .arg("--check")
+        .env("B2RS_SYMBOLS", shared.join("abi").join("symbols.txt"))
+        .current_dir(&root);
+    let out = common::run_cmd(&mut cmd, Duration::from_secs(120));
+    assert!(
+        out.ok(),
+        "tools/gen_badargs.py --check: {}\n{}{}",
+        out.describe(),
+        out.stdout,
+        out.stderr
+    );
 }

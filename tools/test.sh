@@ -6,6 +6,7 @@
 #   3. cargo test --release --doc, then cargo nextest run --release
 #      (cargo test --release when nextest is not installed)
 #   3b. tools/fuzz.sh smoke         each fuzz target a few seconds (installs cargo-fuzz)
+#   3c. the C tests again under ASan+UBSan and valgrind (B2RS_SANITIZE, see tests/c_api.rs)
 #   4. git diff --exit-code -- include/   (generated headers committed and up to date)
 #   5. cargo clippy --all-targets -- -D warnings, RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
 #   6. cargo fmt --check
@@ -110,6 +111,34 @@ done
 # --- 3b. fuzz smoke: every fuzz target builds and runs a few seconds on its seeds without a
 # crash (cargo-fuzz is installed when missing; B2RS_FUZZ_SMOKE_SECS sets the seconds per target)
 step fuzz-smoke bash tools/fuzz.sh smoke "${B2RS_FUZZ_SMOKE_SECS:-8}"
+
+# --- 3c. the C tests again under AddressSanitizer + UBSan and under valgrind memcheck
+# (tests/c_api.rs, B2RS_SANITIZE).  For ASan the Rust library is built instrumented too
+# (-Zsanitizer=address through RUSTC_BOOTSTRAP=1 on the stable toolchain; its runtime is the C
+# compiler's libasan) in target/asan; without that build the C side alone is checked.
+run_sanitized() {
+    local rc=0 libdir=""
+    local triple
+    triple="$(rustc -vV | sed -n 's/^host: //p')"
+    if RUSTC_BOOTSTRAP=1 RUSTFLAGS="-Zsanitizer=address" \
+        cargo build --release --lib --target "$triple" --target-dir target/asan; then
+        libdir="$REPO/target/asan/$triple/release"
+    else
+        echo "WARNING: no -Zsanitizer=address build of the library; ASan checks the C side only"
+    fi
+    local filter='binary(c_api)'
+    B2RS_SANITIZE=asan B2RS_SANITIZE_LIBDIR="$libdir" \
+        cargo nextest run --release --no-fail-fast -E "$filter" || rc=1
+    if command -v valgrind >/dev/null 2>&1; then
+        B2RS_SANITIZE=valgrind cargo nextest run --release --no-fail-fast -E "$filter" || rc=1
+    else
+        echo "WARNING: valgrind is not installed; the valgrind run is skipped"
+    fi
+    return $rc
+}
+if cargo nextest --version >/dev/null 2>&1; then
+    step sanitize run_sanitized
+fi
 
 # --- 4. generated headers committed
 check_headers() {

@@ -241,6 +241,23 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(
             crate::trace_error!("Invalid frame buffer");
             return ptr::null_mut();
         }
+        // An in-memory frame must fill exactly `len` bytes: check the length its header
+        // declares before touching (and copying) the whole buffer, so that a `len` larger than
+        // the frame is an error, as in C-Blosc2, not a read past its end.
+        let minlen = crate::frame::header::HEADER_MINLEN;
+        if len as u64 >= minlen as u64 {
+            // SAFETY: at least `minlen` of the `len` readable bytes (caller).
+            let Some(head) = (unsafe { slice(cframe as *const c_void, minlen) }) else {
+                return ptr::null_mut();
+            };
+            match crate::frame::header::frame_len_of(head) {
+                Ok(n) if n == len => {}
+                _ => {
+                    crate::trace_error!("The frame length in the header does not match {len}");
+                    return ptr::null_mut();
+                }
+            }
+        }
         // With `copy`, the chunks are copied out below and the frame (with the borrow) is
         // dropped before returning.
         let parsed = Frame::from_shared(Box::new(CallerFrame {
@@ -265,6 +282,10 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(
             if let Some(h) = unsafe { handle(out) } {
                 h.cframe_owner = cframe as usize;
                 h.cframe_len = len as usize;
+                // libblosc2 3.3.5 leaves the buffer to the caller unless
+                // `blosc2_schunk_avoid_cframe_free(.., false)` is called (its header says
+                // otherwise; found by the sanitizer runs: freeing it here made C programs
+                // written for the reference free it twice).
                 h.avoid_cframe_free = true;
             }
         }

@@ -44,11 +44,7 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
         let Some(name) = name_of(c.compname) else {
             return Error::NullPointer.code();
         };
-        let cname: &'static CStr = Box::leak(
-            std::ffi::CString::new(name.clone())
-                .unwrap_or_default()
-                .into_boxed_c_str(),
-        );
+        let cname = std::ffi::CString::new(name.clone()).unwrap_or_default();
         let r = registry::register_codec(registry::Codec {
             id: c.compcode,
             name,
@@ -61,6 +57,9 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
         });
         match r {
             Ok(()) => {
+                // kept for the life of the process (only when registered: a refused
+                // registration must not leak it)
+                let cname: &'static CStr = Box::leak(cname.into_boxed_c_str());
                 NAMES
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())

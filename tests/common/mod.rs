@@ -73,8 +73,12 @@ pub fn missing_ref_message() -> String {
 /// The directory holding the `libb2rs.so`/`libb2rs.a` built by this cargo
 /// invocation.  `cargo test` builds every crate type of the library into
 /// `target/<profile>/deps/` but copies them up to `target/<profile>/` only on
-/// `cargo build`: take whichever is newer.
+/// `cargo build`: take whichever is newer.  `$B2RS_SANITIZE_LIBDIR` (a
+/// library built with `-Zsanitizer=address`, see `tests/c_api.rs`) overrides.
 pub fn ours_libdir() -> PathBuf {
+    if let Some(d) = std::env::var_os("B2RS_SANITIZE_LIBDIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(d);
+    }
     let top = profile_dir();
     let deps = top.join("deps");
     let mtime = |d: &Path| {

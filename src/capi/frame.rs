@@ -247,7 +247,8 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(
         let minlen = crate::frame::header::HEADER_MINLEN;
         if len as u64 >= minlen as u64 {
             // SAFETY: at least `minlen` of the `len` readable bytes (caller).
-            let Some(head) = (unsafe { slice(cframe as *const c_void, minlen) }) else {
+            let Some(head) = (unsafe { super::slice(cframe as *const std::ffi::c_void, minlen) })
+            else {
                 return ptr::null_mut();
             };
             match crate::frame::header::frame_len_of(head) {

@@ -81,7 +81,7 @@ static void test_ndlz_arrays(void) {
   }
   /* NDLZ needs typesize 1: a float64 array cannot be compressed */
   double *f = malloc((size_t)n * 8);
-  fill_float64(f, (size_t)n);
+  fill_float64(f, (size_t)n * 8);
   blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
   cp.typesize = 8;
   cp.compcode = BLOSC_CODEC_NDLZ;
@@ -102,7 +102,7 @@ static void test_ndcell_ndmean_arrays(void) {
   int32_t blocks[3] = {4, 4, 4};
   int64_t n = 4096;
   float *data = malloc((size_t)n * 4), *out = malloc((size_t)n * 4);
-  fill_float32(data, (size_t)n);
+  fill_float32(data, (size_t)n * 4);
   b2nd_array_t *a = make_array(3, shape, chunks, blocks, 4, BLOSC_ZSTD, 0, BLOSC_FILTER_NDCELL,
                                2, data, n * 4);
   CHECK(a != NULL);

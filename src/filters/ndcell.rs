@@ -7,7 +7,7 @@
 //! order. Cells cut by the block edge keep only their inside part. The block must be exactly
 //! `typesize × prod(blockshape)` bytes and hold at least one full cell.
 //!
-//! [`for_each_cell`] is shared with NDMEAN (`super::ndmean`).
+//! The cell walk (`for_each_cell`) is shared with NDMEAN (`super::ndmean`).
 
 use crate::b2nd::Meta;
 use crate::error::{Error, Result};

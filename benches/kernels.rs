@@ -8,7 +8,7 @@
 //! float32 low entropy).
 
 use b2rs::codecs::{blosclz, BLOSCLZ, LZ4};
-use b2rs::filters::{bitshuffle, shuffle};
+use b2rs::filters::{bitshuffle, bytedelta, int_trunc, shuffle};
 use b2rs::params::filter_id;
 use b2rs::{CParams, DParams};
 use std::hint::black_box;
@@ -156,6 +156,22 @@ fn main() {
         });
         let _ = b.run(&format!("bitunshuffle/ts{ts}/256K"), block.len(), || {
             bitshuffle::bitunshuffle(ts, black_box(&out), &mut back)
+        });
+    }
+    // The plugin filters bytedelta (35; SIMD decoder chosen at run time) and int_trunc (36) on
+    // the same block.
+    for ts in [4usize, 8] {
+        let v = bytedelta::Variant::Fixed;
+        let _ = b.run(&format!("bytedelta/ts{ts}/256K"), block.len(), || {
+            bytedelta::encode(v, ts, black_box(block), &mut out)
+        });
+        let _ = b.run(
+            &format!("bytedelta_decode/ts{ts}/256K"),
+            block.len(),
+            || bytedelta::decode(v, ts, black_box(&out), &mut back),
+        );
+        let _ = b.run(&format!("int_trunc/ts{ts}/256K"), block.len(), || {
+            let _ = int_trunc::truncate(-3, ts, black_box(block), &mut out);
         });
     }
 

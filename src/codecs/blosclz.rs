@@ -408,14 +408,9 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Option<usize> {
         if ctrl < 32 {
             // Literal run of ctrl + 1 bytes.
             let n = ctrl + 1;
-            if n <= 16 && ip + 16 <= ilen && op + 16 <= olen {
-                // Fast path: a fixed-size copy; bytes past `n` are scratch and get
-                // overwritten by later instructions. Kept small so that a match
-                // reading these bytes right after is not stalled by a partly
-                // overlapping wide store.
-                let chunk: &[u8; 16] = input[ip..ip + 16].try_into().unwrap();
-                output[op..op + 16].copy_from_slice(chunk);
-            } else if ip + 32 <= ilen && op + 32 <= olen {
+            if ip + 32 <= ilen && op + 32 <= olen {
+                // Fast path: a fixed-size copy (n <= 32); bytes past `n` are
+                // scratch and get overwritten by later instructions.
                 let chunk: &[u8; 32] = input[ip..ip + 32].try_into().unwrap();
                 output[op..op + 32].copy_from_slice(chunk);
             } else {
@@ -464,38 +459,32 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Option<usize> {
     }
 }
 
+/// Copy `len` bytes from `src` to `op` in fixed `W`-byte steps (the last step may write up to
+/// `W - 1` bytes past `op + len`). Requires `op - src >= W` and room in `out` for the last step.
+#[inline(always)]
+fn copy_in_steps<const W: usize>(out: &mut [u8], mut src: usize, op: usize, len: usize) {
+    let mut d = op;
+    while d < op + len {
+        let t: [u8; W] = out[src..src + W].try_into().unwrap();
+        out[d..d + W].copy_from_slice(&t);
+        src += W;
+        d += W;
+    }
+}
+
 /// Copy `len` bytes from `dist` back, LZ77 style (overlap allowed).
 /// Requires `1 <= dist <= op` and `op + len <= out.len()`.
 #[inline(always)]
 fn copy_match(out: &mut [u8], op: usize, dist: usize, len: usize) {
     let src = op - dist;
-    if dist >= 16 && len <= 16 && op + 16 <= out.len() {
-        let t: [u8; 16] = out[src..src + 16].try_into().unwrap();
-        out[op..op + 16].copy_from_slice(&t);
-    } else if dist >= 16 && len <= 48 && op + 48 <= out.len() {
+    if dist >= 16 && len <= 48 && op + 48 <= out.len() {
         // Short match, no overlap within a 16-byte step: fixed-size copies;
         // bytes past `len` are scratch, overwritten by later instructions.
-        let mut s = src;
-        let mut d = op;
-        let end = op + len;
-        while d < end {
-            let t: [u8; 16] = out[s..s + 16].try_into().unwrap();
-            out[d..d + 16].copy_from_slice(&t);
-            s += 16;
-            d += 16;
-        }
+        copy_in_steps::<16>(out, src, op, len);
     } else if dist >= 8 && len <= 32 && op + 40 <= out.len() {
         // Short match at a distance of 8..16: 8-byte steps, each reading only bytes
         // already in place (dist >= 8); bytes past `len` are scratch as above.
-        let mut s = src;
-        let mut d = op;
-        let end = op + len;
-        while d < end {
-            let t: [u8; 8] = out[s..s + 8].try_into().unwrap();
-            out[d..d + 8].copy_from_slice(&t);
-            s += 8;
-            d += 8;
-        }
+        copy_in_steps::<8>(out, src, op, len);
     } else if dist < 8 && len <= 32 {
         // Short match at a small distance (typical of 2/4/8-byte items): a byte loop is
         // cheaper than the memmove calls of the general path.

@@ -411,7 +411,8 @@ BLOSC_EXPORT int b2nd_full(b2nd_context_t *ctx, b2nd_array_t **array, const void
  * Read an orthogonal selection (`selection[i]`: `selection_size[i]` indices of dimension
  * `i`; negative ones count from the end) into the C-order `buffer` of shape `buffershape`,
  * which must equal `selection_size`. Indices out of range and a buffer smaller than the
- * selection are errors (C-Blosc2 reads out of bounds).
+ * selection are errors (C-Blosc2 reads out of bounds); as in C-Blosc2, so is a
+ * `buffersize` larger than the selection.
  *
  * # Safety
  * `array` live; the selection arrays readable; `buffershape` readable for ndim items;

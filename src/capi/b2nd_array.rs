@@ -458,10 +458,12 @@ fn put(array: *mut *mut b2nd_array_t, r: R<*mut b2nd_array_t>) -> c_int {
 }
 
 /// Take over a super-chunk just opened for an array (freed on error).
-fn array_of_new_schunk(sc: *mut blosc2_schunk) -> R<*mut b2nd_array_t> {
+/// `missing`: the error when `sc` is NULL (C-Blosc2 gives -1 for a frame in memory that does
+/// not open and -32 for a file).
+fn array_of_new_schunk(sc: *mut blosc2_schunk, missing: Error) -> R<*mut b2nd_array_t> {
     if sc.is_null() {
         crate::trace_error!("Cannot get the super-chunk of the array");
-        return Err(Error::Failure);
+        return Err(missing);
     }
     // SAFETY: a live handle just created by this library.
     let h = unsafe { handle(sc) }.ok_or_else(null)?;
@@ -492,11 +494,12 @@ pub unsafe extern "C" fn b2nd_from_cframe(
             return null().code();
         }
         if cframe_len <= 0 {
-            return Error::InvalidParam.code();
+            crate::trace_error!("The frame length must be positive");
+            return Error::Failure.code();
         }
         // SAFETY: forwarded.
         let sc = unsafe { super::frame::blosc2_schunk_from_buffer(cframe, cframe_len, copy) };
-        put(array, array_of_new_schunk(sc))
+        put(array, array_of_new_schunk(sc, Error::Failure))
     })
 }
 
@@ -572,11 +575,13 @@ pub unsafe extern "C" fn b2nd_open_offset(
             return null().code();
         }
         if offset < 0 {
-            return Error::InvalidParam.code();
+            // as C-Blosc2: the super-chunk does not open (-32)
+            crate::trace_error!("Negative frame offset is not valid: {}", offset);
+            return Error::NullPointer.code();
         }
         // SAFETY: forwarded.
         let sc = unsafe { super::frame::blosc2_schunk_open_offset(urlpath, offset) };
-        put(array, array_of_new_schunk(sc))
+        put(array, array_of_new_schunk(sc, Error::NullPointer))
     })
 }
 
@@ -621,6 +626,10 @@ pub unsafe extern "C" fn b2nd_save_append(
     urlpath: *const c_char,
 ) -> i64 {
     guard(Error::Failure.code() as i64, || {
+        if !array.is_null() && urlpath.is_null() {
+            crate::trace_error!("urlpath cannot be NULL");
+            return Error::InvalidParam.code() as i64;
+        }
         // SAFETY: forwarded.
         let r = unsafe { path_of(urlpath) }.and_then(|p| {
             // SAFETY: forwarded.
@@ -828,6 +837,11 @@ pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(
             if ncoords == 0 {
                 return Ok(());
             }
+            if ncoords > i64::MAX / 256 {
+                // more coordinates than any allocation can hold (C-Blosc2: -4)
+                crate::trace_error!("Too many coordinates: {}", ncoords);
+                return Err(Error::MemoryAlloc);
+            }
             // SAFETY: forwarded.
             let c = unsafe { read_array(coords, ncoords as usize) }.ok_or_else(null)?;
             // SAFETY: writable for buffersize bytes (caller).
@@ -861,10 +875,38 @@ unsafe fn read_selection(
     Ok(out)
 }
 
+/// C-Blosc2's buffer check for orthogonal selections, made before the buffer and its shape
+/// are looked at: a `buffersize` larger than the selection's bytes is -12 (and b2rs also
+/// refuses a negative one, which C-Blosc2 takes as large enough).
+///
+/// # Safety
+/// `array` live (checked by the caller).
+unsafe fn check_selection_size(
+    array: *const b2nd_array_t,
+    sel: &[Vec<i64>],
+    buffersize: i64,
+) -> R<()> {
+    // SAFETY: live (caller); its super-chunk mirror is ours.
+    let typesize = unsafe { (*array).sc.as_ref() }.map_or(0, |sc| sc.typesize) as i64;
+    let sel_bytes = sel
+        .iter()
+        .fold(typesize, |acc, v| acc.saturating_mul(v.len() as i64));
+    if buffersize < 0 || sel_bytes < buffersize {
+        crate::trace_error!(
+            "The buffer size ({}) must not exceed the selection's {} bytes",
+            buffersize,
+            sel_bytes
+        );
+        return Err(Error::InvalidParam);
+    }
+    Ok(())
+}
+
 /// Read an orthogonal selection (`selection[i]`: `selection_size[i]` indices of dimension
 /// `i`; negative ones count from the end) into the C-order `buffer` of shape `buffershape`,
 /// which must equal `selection_size`. Indices out of range and a buffer smaller than the
-/// selection are errors (C-Blosc2 reads out of bounds).
+/// selection are errors (C-Blosc2 reads out of bounds); as in C-Blosc2, so is a
+/// `buffersize` larger than the selection.
 ///
 /// # Safety
 /// `array` live; the selection arrays readable; `buffershape` readable for ndim items;
@@ -884,10 +926,9 @@ pub unsafe extern "C" fn b2nd_get_orthogonal_selection(
             // SAFETY: forwarded.
             let sel = unsafe { read_selection(selection, selection_size, n)? };
             // SAFETY: forwarded.
+            unsafe { check_selection_size(array, &sel, buffersize)? };
+            // SAFETY: forwarded.
             let bs = unsafe { coords(buffershape, n)? };
-            if buffersize < 0 {
-                return Err(Error::InvalidParam);
-            }
             // SAFETY: writable for buffersize bytes (caller).
             let b = unsafe { super::slice_mut(buffer, buffersize as usize) }.ok_or_else(null)?;
             // SAFETY: forwarded.
@@ -916,10 +957,9 @@ pub unsafe extern "C" fn b2nd_set_orthogonal_selection(
             // SAFETY: forwarded.
             let sel = unsafe { read_selection(selection, selection_size, n)? };
             // SAFETY: forwarded.
+            unsafe { check_selection_size(array, &sel, buffersize)? };
+            // SAFETY: forwarded.
             let bs = unsafe { coords(buffershape, n)? };
-            if buffersize < 0 {
-                return Err(Error::InvalidParam);
-            }
             // SAFETY: readable for buffersize bytes (caller).
             let b = unsafe { super::slice(buffer, buffersize as usize) }.ok_or_else(null)?;
             // SAFETY: forwarded.
@@ -1228,12 +1268,30 @@ pub unsafe extern "C" fn b2nd_concatenate(
                 crate::trace_error!("axis must be in [0, ndim)");
                 return Err(Error::InvalidParam);
             }
+            let ax = axis as usize;
             // SAFETY: both checked for NULL by ndim_of and live (caller).
             if ptr::eq(src1, src2) || unsafe { (*src1).sc == (*src2).sc } {
-                crate::trace_error!("Cannot concatenate an array with itself");
-                return Err(Error::InvalidParam);
+                // an array concatenated with itself (C-Blosc2 allows it): the second operand
+                // is an in-memory copy of the first, taken before anything changes
+                // SAFETY: forwarded.
+                let mut b = Array::from_cframe(unsafe { with_array(src2, |a| a.to_cframe())? })?;
+                if !copy {
+                    // SAFETY: forwarded.
+                    unsafe { with_array(src1, |a| concatenate_into(a, &mut b, ax))? };
+                    return Ok(src1 as *mut b2nd_array_t);
+                }
+                // SAFETY: forwarded.
+                let ctx = unsafe { ctx_of(ctx)? };
+                let meta = ctx.meta().clone();
+                // SAFETY: forwarded.
+                return unsafe {
+                    create_c(ctx, &meta, |sc, m| {
+                        with_array(src1, |a| {
+                            concatenate(a, &mut b, ax, &mut *sc, m).map(|_| ())
+                        })
+                    })
+                };
             }
-            let ax = axis as usize;
             if !copy {
                 // SAFETY: forwarded; distinct arrays.
                 unsafe {

@@ -86,8 +86,12 @@ fn global_cparams(clevel: c_int, doshuffle: c_int, typesize: i32) -> Result<CPar
         return Err(Error::CodecParam);
     }
     if !(0..=2).contains(&doshuffle) {
-        crate::trace_error!("`shuffle` parameter must be either 0, 1 or 2!");
-        return Err(Error::CodecParam);
+        // C-Blosc2 3.3 applies no shuffle for any other value (and does not fail)
+        crate::trace_error!(
+            "`shuffle` parameter {} is not 0, 1 or 2: no shuffle",
+            doshuffle
+        );
+        doshuffle = 0;
     }
     let mut p = CParams {
         compcode: COMPRESSOR.load(Ordering::Relaxed),

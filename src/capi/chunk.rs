@@ -661,6 +661,13 @@ unsafe fn special_impl(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
+    // C-Blosc2's order: a size that is not a multiple of the typesize is -3 (DATA), also
+    // when negative (but for zeros, where b2rs refuses a negative size below)
+    let ts = cparams.typesize;
+    if ts > 0 && nbytes % ts != 0 && !(kind == Special::Zero && nbytes < 0) {
+        crate::trace_error!("nbytes must be a multiple of typesize");
+        return Error::Data.code();
+    }
     if nbytes < 0 {
         return Error::InvalidParam.code();
     }

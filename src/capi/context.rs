@@ -240,8 +240,28 @@ pub unsafe extern "C" fn blosc2_ctx_get_cparams(
             return Error::NullPointer.code();
         };
         let Kind::Compress(p) = &ctx.kind else {
-            crate::trace_error!("Context is not meant for compression");
-            return Error::InvalidParam.code();
+            // C-Blosc2 reads the (unused) compression fields of a decompression context: zeros,
+            // its nthreads and super-chunk (tuner_params and filter_params left as they were)
+            let Kind::Decompress(d) = &ctx.kind else {
+                return Error::InvalidParam.code();
+            };
+            out.compcode = 0;
+            out.compcode_meta = 0;
+            out.clevel = 0;
+            out.use_dict = 0;
+            out.typesize = 0;
+            out.nthreads = d.nthreads;
+            out.blocksize = 0;
+            out.splitmode = 0;
+            out.schunk = ctx.dparams_c.schunk;
+            out.filters = [0; 6];
+            out.filters_meta = [0; 6];
+            out.prefilter = None;
+            out.preparams = core::ptr::null_mut();
+            out.tuner_id = 0;
+            out.instr_codec = 0;
+            out.codec_params = core::ptr::null_mut();
+            return 0;
         };
         let mut c = callbacks::cparams_to_c(p);
         if ctx.last_blocksize > 0 {
@@ -274,8 +294,16 @@ pub unsafe extern "C" fn blosc2_ctx_get_dparams(
             return Error::NullPointer.code();
         };
         let Kind::Decompress(p) = &ctx.kind else {
-            crate::trace_error!("Context is not meant for decompression");
-            return Error::InvalidParam.code();
+            // C-Blosc2 reads the decompression fields of a compression context
+            let Kind::Compress(c) = &ctx.kind else {
+                return Error::InvalidParam.code();
+            };
+            out.nthreads = c.nthreads;
+            out.schunk = ctx.cparams_c.schunk;
+            out.postfilter = None;
+            out.postparams = core::ptr::null_mut();
+            out.typesize = c.typesize;
+            return 0;
         };
         let mut d = callbacks::dparams_to_c(p);
         d.postfilter = ctx.dparams_c.postfilter;

@@ -428,7 +428,8 @@ pub unsafe extern "C" fn blosc2_schunk_frame_len(schunk: *mut blosc2_schunk) -> 
         };
         match h.core.frame() {
             Some(f) => f.len(),
-            None => h.core.cbytes() + crate::frame::trailer::TRAILER_MINLEN as i64,
+            // no frame: C-Blosc2's estimate, the chunks and one 64-bit offset each
+            None => h.core.cbytes() + 8 * h.core.nchunks(),
         }
     })
 }
@@ -481,8 +482,8 @@ pub unsafe extern "C" fn blosc2_remove_dir(path: *const c_char) -> c_int {
     guard(Error::Failure.code(), || {
         // SAFETY: caller's contract.
         let Some(dir) = (unsafe { path_of(path) }) else {
-            crate::trace_error!("No file or directory found.");
-            return Error::NotFound.code();
+            crate::trace_error!("The path cannot be NULL");
+            return Error::InvalidParam.code();
         };
         let Ok(entries) = std::fs::read_dir(&dir) else {
             crate::trace_error!("No file or directory found.");
@@ -548,11 +549,16 @@ pub unsafe extern "C" fn blosc2_rename_urlpath(
         }) else {
             return 0;
         };
+        // both failures are -1 in C-Blosc2
+        if std::fs::symlink_metadata(&a).is_err() {
+            crate::trace_error!("Could not access {}", a.display());
+            return Error::Failure.code();
+        }
         match std::fs::rename(&a, &b) {
             Ok(()) => 0,
             Err(_) => {
                 crate::trace_error!("Could not rename {} to {}", a.display(), b.display());
-                Error::FileRemove.code()
+                Error::Failure.code()
             }
         }
     })

@@ -270,6 +270,11 @@ pub unsafe extern "C" fn blosc2_vlmeta_update(
         let Some(h) = (unsafe { handle(schunk) }) else {
             return Error::InvalidParam.code();
         };
+        if content_len > crate::chunk::header::MAX_BUFFERSIZE {
+            // -12 as in C-Blosc2 (blosc2_vlmeta_add fails later, when compressing: -35)
+            crate::trace_error!("Variable-length metalayer size is too large.");
+            return Error::InvalidParam.code();
+        }
         // SAFETY: forwarded caller guarantees.
         let r = unsafe { name_of(name).and_then(|n| Ok((n, content_of(content, content_len)?))) }
             .and_then(|(n, c)| {

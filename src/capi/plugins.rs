@@ -41,6 +41,14 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
         let Some(c) = (unsafe { codec.as_ref() }) else {
             return Error::NullPointer.code();
         };
+        // the id is checked first, as C-Blosc2 does
+        if c.compcode < registry::USER_START {
+            crate::trace_error!(
+                "The compcode must be greater or equal than {}",
+                registry::USER_START
+            );
+            return Error::CodecParam.code();
+        }
         let Some(name) = name_of(c.compname) else {
             return Error::NullPointer.code();
         };
@@ -106,8 +114,17 @@ pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_register_tuner(tuner: *mut blosc2_tuner) -> c_int {
     guard(Error::Failure.code(), || {
-        if tuner.is_null() {
+        // SAFETY: checked for NULL; the caller guarantees a valid struct.
+        let Some(t) = (unsafe { tuner.as_ref() }) else {
             return Error::NullPointer.code();
+        };
+        if t.id < registry::USER_START as c_int {
+            // C-Blosc2 refuses ids below 160 first (-1)
+            crate::trace_error!(
+                "The id must be greater or equal to {}",
+                registry::USER_START
+            );
+            return Error::Failure.code();
         }
         crate::trace_error!("user tuners are not supported by b2rs");
         Error::Tuner.code()

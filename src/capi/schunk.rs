@@ -1278,14 +1278,16 @@ pub unsafe extern "C" fn blosc2_schunk_get_vlblock(
 
 /// Byte length of the items `[start, stop)` if it is a valid non-empty range of the
 /// super-chunk (`Ok(0)` for an empty range).
-fn range_len(h: &SchunkHandle, start: i64, stop: i64) -> Result<usize, Error> {
+/// The byte length of the items `[start, stop)`: 0 when `start >= stop` (nothing to do, as
+/// in C-Blosc2, whatever the signs); `neg_start` when `start` is negative; -12 past the end.
+fn range_len(h: &SchunkHandle, start: i64, stop: i64, neg_start: Error) -> Result<usize, Error> {
     let ts = h.core.typesize() as i64;
-    if start < 0 || stop < 0 {
-        crate::trace_error!("`start` and `stop` must be non-negative");
-        return Err(Error::InvalidParam);
-    }
     if start >= stop {
         return Ok(0);
+    }
+    if start < 0 {
+        crate::trace_error!("`start` must not be negative");
+        return Err(neg_start);
     }
     match stop.checked_mul(ts) {
         Some(b) if b <= h.core.nbytes() => Ok(((stop - start) * ts) as usize),
@@ -1316,7 +1318,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
         if let Err(e) = h.resync() {
             return e.code();
         }
-        let len = match range_len(h, start, stop) {
+        let len = match range_len(h, start, stop, Error::Failure) {
             Ok(n) => n,
             Err(e) => return e.code(),
         };
@@ -1350,7 +1352,7 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
         let Some(h) = (unsafe { handle(schunk) }) else {
             return Error::NullPointer.code();
         };
-        let len = match range_len(h, start, stop) {
+        let len = match range_len(h, start, stop, Error::InvalidParam) {
             Ok(n) => n,
             Err(e) => return e.code(),
         };

@@ -16,7 +16,16 @@ pub fn special_chunk(
     value: Option<&[u8]>,
     dst: &mut [u8],
 ) -> Result<usize> {
-    check_cparams(params)?;
+    // No codec runs for a special chunk (its header names none): like C-Blosc2, any
+    // compcode is accepted here.
+    if crate::codecs::is_available(params.compcode) {
+        check_cparams(params)?;
+    } else {
+        check_cparams(&CParams {
+            compcode: crate::codecs::BLOSCLZ,
+            ..params.clone()
+        })?;
+    }
     if nbytes > MAX_BUFFERSIZE as usize {
         crate::trace_error!("nbytes cannot exceed {}", MAX_BUFFERSIZE);
         return Err(Error::MaxBufsizeExceeded);

@@ -901,6 +901,11 @@ impl Schunk {
             crate::trace_error!("`nitems` must be non-negative and `chunksize` positive");
             return Err(Error::InvalidParam);
         }
+        // checked before the value and the sizes, as C-Blosc2 does
+        if self.nbytes > 0 || self.cbytes > 0 || self.nchunks() > 0 {
+            crate::trace_error!("Filling with special values only works on empty super-chunks");
+            return Err(Error::FrameSpecial);
+        }
         let kind = match special {
             1 => Special::Zero,
             2 => Special::Nan,
@@ -917,10 +922,6 @@ impl Schunk {
         }
         if nitems == 0 {
             return Ok(0);
-        }
-        if self.nbytes > 0 || self.cbytes > 0 || self.nchunks() > 0 {
-            crate::trace_error!("Filling with special values only works on empty super-chunks");
-            return Err(Error::FrameSpecial);
         }
         if let Store::Frame(f) = &mut self.store {
             let r = f.fill_special(nitems, kind, chunksize);

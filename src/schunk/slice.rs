@@ -59,12 +59,13 @@ impl Schunk {
     /// Byte range of the items `[start, stop)`; `None` when empty.
     fn byte_range(&self, start: i64, stop: i64) -> Result<Option<(i64, i64)>> {
         let ts = self.typesize() as i64;
-        if start < 0 || stop < 0 || ts <= 0 {
-            crate::trace_error!("`start` and `stop` must be non-negative");
-            return Err(Error::InvalidParam);
-        }
         if start >= stop {
+            // nothing to do, whatever the signs (as C-Blosc2)
             return Ok(None);
+        }
+        if start < 0 || ts <= 0 {
+            crate::trace_error!("`start` must be non-negative");
+            return Err(Error::InvalidParam);
         }
         let (Some(bstart), Some(bstop)) = (start.checked_mul(ts), stop.checked_mul(ts)) else {
             return Err(Error::InvalidParam);

@@ -4,6 +4,18 @@
 use std::fmt;
 
 /// Errors of the b2rs core. The discriminants are the C-Blosc2 error codes.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::{chunk, DParams, Error};
+///
+/// // a buffer too short to be a chunk
+/// let mut back = [0u8; 16];
+/// let err = chunk::decompress(&DParams::default(), &[1, 2, 3], &mut back, None).unwrap_err();
+/// assert!(err.code() < 0);
+/// assert_eq!(Error::InvalidParam.code(), -12);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(i32)]
 #[non_exhaustive]
@@ -92,6 +104,16 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
     /// The C-Blosc2 error code (`BLOSC2_ERROR_*`, always negative), or the callback's own code.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::Error;
+    ///
+    /// assert_eq!(Error::Failure.code(), -1);
+    /// assert_eq!(Error::Lock.code(), -37);
+    /// assert_eq!(Error::Callback(-77).code(), -77);
+    /// ```
     pub fn code(self) -> i32 {
         match self {
             Error::Callback(c) => c,
@@ -105,6 +127,16 @@ impl Error {
 
     /// The error for a code returned by a user callback: a C-Blosc2 error code maps to its
     /// variant, another negative code is kept as [`Error::Callback`], anything else is `otherwise`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::Error;
+    ///
+    /// assert_eq!(Error::from_callback(-3, Error::Failure), Error::Data);
+    /// assert_eq!(Error::from_callback(-77, Error::Failure), Error::Callback(-77));
+    /// assert_eq!(Error::from_callback(5, Error::FilterPipeline), Error::FilterPipeline);
+    /// ```
     pub fn from_callback(code: i32, otherwise: Error) -> Error {
         if code >= 0 {
             return otherwise;
@@ -113,11 +145,31 @@ impl Error {
     }
 
     /// The error for a C-Blosc2 error code, if it is one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::Error;
+    ///
+    /// assert_eq!(Error::from_code(-16), Some(Error::NotFound));
+    /// assert_eq!(Error::from_code(-1000), None);
+    /// assert_eq!(Error::from_code(0), None);
+    /// ```
     pub fn from_code(code: i32) -> Option<Error> {
         ALL.iter().copied().find(|e| e.code() == code)
     }
 
     /// The message C-Blosc2's `blosc2_error_string` gives for this error.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::Error;
+    ///
+    /// assert_eq!(Error::Failure.message(), "Generic failure");
+    /// assert_eq!(Error::Stream.message(), "Bad stream");
+    /// assert_eq!(Error::Data.to_string(), "Invalid data (-3)");
+    /// ```
     pub fn message(self) -> &'static str {
         match self {
             Error::Failure => "Generic failure",
@@ -211,6 +263,14 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 /// Emit a trace message on stderr when `BLOSC_TRACE` is set, like C-Blosc2's `BLOSC_TRACE_ERROR`.
+///
+/// # Examples
+///
+/// ```
+/// // prints "[error] - ..." on stderr only when BLOSC_TRACE is set
+/// b2rs::trace_error!("bad value {}", 42);
+/// assert_eq!(b2rs::error::tracing_enabled(), std::env::var_os("BLOSC_TRACE").is_some());
+/// ```
 #[macro_export]
 macro_rules! trace_error {
     ($($arg:tt)*) => {
@@ -221,6 +281,14 @@ macro_rules! trace_error {
 }
 
 /// Emit a warning on stderr when `BLOSC_TRACE` is set.
+///
+/// # Examples
+///
+/// ```
+/// // prints "[warning] - ..." on stderr only when BLOSC_TRACE is set
+/// b2rs::trace_warning!("odd value {}", 7);
+/// assert_eq!(b2rs::error::tracing_enabled(), std::env::var_os("BLOSC_TRACE").is_some());
+/// ```
 #[macro_export]
 macro_rules! trace_warning {
     ($($arg:tt)*) => {
@@ -231,6 +299,15 @@ macro_rules! trace_warning {
 }
 
 /// Whether `BLOSC_TRACE` is set in the environment (read once).
+///
+/// # Examples
+///
+/// ```
+/// let on = b2rs::error::tracing_enabled();
+/// assert_eq!(on, std::env::var_os("BLOSC_TRACE").is_some());
+/// // read once: the answer does not change
+/// assert_eq!(b2rs::error::tracing_enabled(), on);
+/// ```
 pub fn tracing_enabled() -> bool {
     static ON: once_cell::sync::Lazy<bool> =
         once_cell::sync::Lazy::new(|| std::env::var_os("BLOSC_TRACE").is_some());

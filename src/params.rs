@@ -36,6 +36,21 @@ pub mod filter_id {
 }
 
 /// How blocks are split into streams (`BLOSC_*_SPLIT`).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::{chunk, CParams, DParams, SplitMode};
+///
+/// let data: Vec<u8> = (0..4096u32).flat_map(|i| i.to_le_bytes()).collect();
+/// let cparams = CParams { typesize: 4, splitmode: SplitMode::Never, ..CParams::default() };
+/// let mut out = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+/// let n = chunk::compress(&cparams, &data, &mut out).unwrap();
+/// let mut back = vec![0u8; data.len()];
+/// chunk::decompress(&DParams::default(), &out[..n], &mut back, None).unwrap();
+/// assert_eq!(back, data);
+/// assert_eq!(SplitMode::Never as i32, 2);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SplitMode {
     /// Always split (1).
@@ -50,6 +65,17 @@ pub enum SplitMode {
 
 impl SplitMode {
     /// The mode for its C value; unknown values behave as `ForwardCompat`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::SplitMode;
+    ///
+    /// assert_eq!(SplitMode::from_i32(1), SplitMode::Always);
+    /// assert_eq!(SplitMode::from_i32(3), SplitMode::Auto);
+    /// // unknown values behave as the default
+    /// assert_eq!(SplitMode::from_i32(99), SplitMode::ForwardCompat);
+    /// ```
     pub fn from_i32(v: i32) -> SplitMode {
         match v {
             1 => SplitMode::Always,
@@ -61,6 +87,31 @@ impl SplitMode {
 }
 
 /// What a prefilter sees for one block.
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+/// use b2rs::{chunk, params::PrefilterArgs, CParams, DParams};
+///
+/// // a prefilter that adds 1 to every byte before compression
+/// let cparams = CParams {
+///     typesize: 1,
+///     prefilter: Some(Arc::new(|a: &mut PrefilterArgs<'_>| {
+///         for (o, i) in a.output.iter_mut().zip(a.input) {
+///             *o = i.wrapping_add(1);
+///         }
+///         0
+///     })),
+///     ..CParams::default()
+/// };
+/// let data = vec![7u8; 1000];
+/// let mut out = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+/// let n = chunk::compress(&cparams, &data, &mut out).unwrap();
+/// let mut back = vec![0u8; data.len()];
+/// chunk::decompress(&DParams::default(), &out[..n], &mut back, None).unwrap();
+/// assert_eq!(back, vec![8u8; 1000]);
+/// ```
 pub struct PrefilterArgs<'a> {
     /// The caller's input for this block.
     pub input: &'a [u8],
@@ -79,6 +130,31 @@ pub struct PrefilterArgs<'a> {
 }
 
 /// What a postfilter sees for one block.
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+/// use b2rs::{chunk, params::PostfilterArgs, CParams, DParams};
+///
+/// let data: Vec<u8> = (0..1000u32).map(|i| i as u8).collect();
+/// let cparams = CParams { typesize: 1, ..CParams::default() };
+/// let mut out = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+/// let n = chunk::compress(&cparams, &data, &mut out).unwrap();
+/// // a postfilter that inverts every decoded byte
+/// let dparams = DParams {
+///     postfilter: Some(Arc::new(|a: &mut PostfilterArgs<'_>| {
+///         for (o, i) in a.output.iter_mut().zip(a.input) {
+///             *o = !*i;
+///         }
+///         0
+///     })),
+///     ..DParams::default()
+/// };
+/// let mut back = vec![0u8; data.len()];
+/// chunk::decompress(&dparams, &out[..n], &mut back, None).unwrap();
+/// assert!(back.iter().zip(&data).all(|(b, d)| *b == !*d));
+/// ```
 pub struct PostfilterArgs<'a> {
     /// The decoded block.
     pub input: &'a [u8],
@@ -197,6 +273,20 @@ impl fmt::Debug for CParams {
 }
 
 /// Decompression parameters.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::{chunk, CParams, DParams};
+///
+/// let data = vec![3u8; 50_000];
+/// let mut out = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+/// let n = chunk::compress(&CParams { typesize: 1, ..CParams::default() }, &data, &mut out).unwrap();
+/// let dparams = DParams { nthreads: 2, ..DParams::default() };
+/// let mut back = vec![0u8; data.len()];
+/// assert_eq!(chunk::decompress(&dparams, &out[..n], &mut back, None).unwrap(), data.len());
+/// assert_eq!(back, data);
+/// ```
 #[derive(Clone)]
 pub struct DParams {
     /// Worker threads.

@@ -8,7 +8,8 @@
 #   3b. tools/fuzz.sh smoke         each fuzz target a few seconds (installs cargo-fuzz)
 #   3c. the C tests again under ASan+UBSan and valgrind (B2RS_SANITIZE, see tests/c_api.rs)
 #   4. git diff --exit-code -- include/   (generated headers committed and up to date)
-#   5. cargo clippy --all-targets -- -D warnings, RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
+#   5. cargo clippy --all-targets -- -D warnings, RUSTDOCFLAGS="-D warnings" cargo doc --no-deps,
+#      tools/doc_coverage.sh --check (every public item outside src/capi has an example)
 #   6. cargo fmt --check
 #
 # Every step after the build runs even if an earlier one failed; the exit
@@ -165,6 +166,9 @@ step clippy cargo clippy --all-targets -- -D warnings
 
 # --- 5b. API documentation builds without warnings (broken or private intra-doc links)
 step doc env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
+
+# --- 5c. every public item of the Rust API (outside src/capi) has a runnable example
+step doc-coverage bash tools/doc_coverage.sh --check
 
 # --- 6. formatting
 step fmt cargo fmt --check

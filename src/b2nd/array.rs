@@ -18,6 +18,22 @@ use std::borrow::BorrowMut;
 use std::sync::Arc;
 
 /// The initial content of a new array.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::b2nd::{Array, Fill, Meta};
+/// use b2rs::{CParams, DParams};
+///
+/// let meta = Meta::new(&[10], &[4], &[2]).with_dtype("<f4");
+/// let cparams = CParams { typesize: 4, ..CParams::default() };
+/// let mut full = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Value(&1.5f32.to_le_bytes())).unwrap();
+/// assert!(full.to_vec().unwrap().chunks(4).all(|v| v == 1.5f32.to_le_bytes()));
+/// let mut nans = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Nan).unwrap();
+/// assert!(nans.to_vec().unwrap().chunks(4).all(|v| f32::from_le_bytes(v.try_into().unwrap()).is_nan()));
+/// let mut zeros = Array::new(cparams, DParams::default(), &meta, Fill::Zero).unwrap();
+/// assert_eq!(zeros.to_vec().unwrap(), vec![0u8; 40]);
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub enum Fill<'a> {
     /// Uninitialised (special "uninit" chunks): `b2nd_uninit` / `b2nd_empty`.
@@ -102,6 +118,22 @@ fn check_buffer(what: &str, have: usize, need: usize) -> Result<()> {
 impl Array<Schunk> {
     /// A new array owning an empty in-memory super-chunk with `cparams` / `dparams` (the
     /// block size is set to one n-d block).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::b2nd::{Array, Fill, Meta};
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// let data: Vec<u8> = (0..24).collect();
+    /// let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// assert_eq!(a.shape(), [4, 6]);
+    /// assert_eq!(a.schunk().nchunks(), 4);
+    /// assert_eq!(a.to_vec().unwrap(), data);
+    /// ```
     pub fn new(
         cparams: crate::params::CParams,
         dparams: crate::params::DParams,
@@ -117,6 +149,24 @@ impl<S: BorrowMut<Schunk>> Array<S> {
     /// the `b2nd` metalayer describing `meta` (a missing dtype is written as `|u1`) and fill
     /// the chunks. Errors: a super-chunk with chunks, a bad geometry or item size, the errors
     /// of the super-chunk.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::b2nd::{Array, Fill, Meta};
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams, Error};
+    ///
+    /// // an array on a super-chunk the caller keeps (any `BorrowMut<Schunk>`)
+    /// let mut sc = Schunk::new(CParams { typesize: 2, ..CParams::default() }, DParams::default());
+    /// let meta = Meta::new(&[5, 5], &[5, 5], &[5, 5]);
+    /// let a = Array::create(&mut sc, &meta, Fill::Zero).unwrap();
+    /// assert_eq!(a.itemsize(), 2);
+    /// assert_eq!(sc.nbytes(), 50);
+    /// assert!(sc.meta_exists("b2nd").is_ok());
+    /// // not on a super-chunk that already has chunks
+    /// assert_eq!(Array::create(&mut sc, &meta, Fill::Zero).err(), Some(Error::InvalidParam));
+    /// ```
     pub fn create(mut sc: S, meta: &Meta, fill: Fill<'_>) -> Result<Array<S>> {
         let geom = meta.geometry()?;
         {
@@ -147,6 +197,29 @@ impl<S: BorrowMut<Schunk>> Array<S> {
 
     /// An array on an existing super-chunk described by its `b2nd` (or legacy `caterva`)
     /// metalayer. Errors: [`Error::MetalayerNotFound`], a malformed metalayer or geometry.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::Error;
+    ///
+    /// let sc = a.into_schunk();
+    /// let mut b = Array::open(sc).unwrap();
+    /// assert_eq!(b.shape(), [4, 6]);
+    /// assert_eq!(b.to_vec().unwrap(), data);
+    /// // a super-chunk without the "b2nd" metalayer
+    /// let plain = Schunk::new(CParams::default(), DParams::default());
+    /// assert_eq!(Array::open(plain).err(), Some(Error::MetalayerNotFound));
+    /// ```
     pub fn open(sc: S) -> Result<Array<S>> {
         let s: &Schunk = sc.borrow();
         let find = |name: &str| {
@@ -161,6 +234,22 @@ impl<S: BorrowMut<Schunk>> Array<S> {
 
     /// An array on `sc` described by `meta`, trusted to match the super-chunk's metalayer
     /// (the C layer rebuilds the array from the public struct this way).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// let sc = a.into_schunk();
+    /// let mut b = Array::attach(&meta, sc).unwrap();
+    /// assert_eq!(b.to_vec().unwrap(), data);
+    /// ```
     pub fn attach(meta: &Meta, sc: S) -> Result<Array<S>> {
         let geom = meta.geometry()?;
         if sc.borrow().typesize() <= 0 {
@@ -178,36 +267,135 @@ impl<S: BorrowMut<Schunk>> Array<S> {
     }
 
     /// The geometry.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// let g = a.geometry();
+    /// assert_eq!((g.nchunks(), g.chunknitems(), g.blocknitems()), (4, 6, 3));
+    /// ```
     pub fn geometry(&self) -> &Geometry {
         &self.geom
     }
 
     /// The shape.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// assert_eq!(a.shape(), [4, 6]);
+    /// ```
     pub fn shape(&self) -> &[i64] {
         self.geom.shape()
     }
 
     /// Number of dimensions.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// assert_eq!(a.ndim(), 2);
+    /// ```
     pub fn ndim(&self) -> usize {
         self.geom.ndim()
     }
 
     /// Bytes per item (the super-chunk's typesize).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// assert_eq!(a.itemsize(), 1);
+    /// ```
     pub fn itemsize(&self) -> usize {
         self.sc.borrow().typesize() as usize
     }
 
     /// The dtype as stored (`None`: none in the metalayer).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// assert_eq!(a.dtype(), Some(&b"|u1"[..]));
+    /// ```
     pub fn dtype(&self) -> Option<&[u8]> {
         self.dtype.as_deref()
     }
 
     /// The dtype format.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// assert_eq!(a.dtype_format(), b2rs::b2nd::DTYPE_NUMPY_FORMAT);
+    /// ```
     pub fn dtype_format(&self) -> i8 {
         self.dtype_format
     }
 
     /// The description (shapes, dtype) as in the metalayer.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// assert_eq!(a.meta(), meta);
+    /// ```
     pub fn meta(&self) -> Meta {
         Meta {
             shape: self.geom.shape().to_vec(),
@@ -219,26 +407,98 @@ impl<S: BorrowMut<Schunk>> Array<S> {
     }
 
     /// The super-chunk.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// assert_eq!((a.schunk().nbytes(), a.schunk().typesize()), (24, 1));
+    /// ```
     pub fn schunk(&self) -> &Schunk {
         self.sc.borrow()
     }
 
     /// The super-chunk, mutable (changing its chunks may break the array).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// a.schunk_mut().vlmeta_add("note", b"hello", &cparams).unwrap();
+    /// assert_eq!(a.schunk().vlmeta_get("note").unwrap(), b"hello");
+    /// ```
     pub fn schunk_mut(&mut self) -> &mut Schunk {
         self.sc.borrow_mut()
     }
 
     /// Give the super-chunk back.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// let sc = a.into_schunk();
+    /// assert_eq!(sc.nchunks(), 4);
+    /// ```
     pub fn into_schunk(self) -> S {
         self.sc
     }
 
     /// Bytes of a C-order buffer holding the whole array.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// assert_eq!(a.nbytes(), Ok(24));
+    /// ```
     pub fn nbytes(&self) -> Result<usize> {
         buffer_len(self.geom.shape(), self.itemsize())
     }
 
     /// Bytes of every (padded) chunk.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// assert_eq!(a.chunk_nbytes(), Ok(6));
+    /// ```
     pub fn chunk_nbytes(&self) -> Result<usize> {
         let n = self.geom.chunk_nbytes(self.sc.borrow().typesize())?;
         Ok(n as usize)
@@ -401,6 +661,27 @@ impl<S: BorrowMut<Schunk>> Array<S> {
     /// Read the slice `[start, stop)` into the C-order buffer `buf` of shape `bufshape` (at
     /// its origin; the rest of the `product(bufshape)` items is zeroed). Only the chunks the
     /// slice touches are read, and of those only the blocks it touches are decompressed.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// // rows 1..3, columns 2..4
+    /// let mut out = [0u8; 4];
+    /// a.get_slice_cbuffer(&[1, 2], &[3, 4], &mut out, &[2, 2]).unwrap();
+    /// assert_eq!(out, [8, 9, 14, 15]);
+    /// // into a larger buffer: the rest is zeroed
+    /// let mut out = [9u8; 6];
+    /// a.get_slice_cbuffer(&[0, 0], &[1, 2], &mut out, &[2, 3]).unwrap();
+    /// assert_eq!(out, [0, 1, 0, 0, 0, 0]);
+    /// ```
     pub fn get_slice_cbuffer(
         &mut self,
         start: &[i64],
@@ -425,6 +706,23 @@ impl<S: BorrowMut<Schunk>> Array<S> {
     /// Write the C-order buffer `buf` of shape `bufshape` (from its origin) to the slice
     /// `[start, stop)`. Only the chunks the slice touches are rewritten; chunks it covers
     /// entirely are not read.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// a.set_slice_cbuffer(&[100, 101, 102, 103], &[2, 2], &[2, 4], &[4, 6]).unwrap();
+    /// let v = a.to_vec().unwrap();
+    /// assert_eq!(v[16..18], [100, 101]);
+    /// assert_eq!(v[22..24], [102, 103]);
+    /// ```
     pub fn set_slice_cbuffer(
         &mut self,
         buf: &[u8],
@@ -449,6 +747,22 @@ impl<S: BorrowMut<Schunk>> Array<S> {
     }
 
     /// The whole array as a C-order buffer.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// let mut out = vec![0u8; 24];
+    /// a.to_cbuffer(&mut out).unwrap();
+    /// assert_eq!(out, data);
+    /// ```
     pub fn to_cbuffer(&mut self, buf: &mut [u8]) -> Result<()> {
         let shape = self.geom.shape().to_vec();
         let zero = vec![0i64; shape.len()];
@@ -456,6 +770,20 @@ impl<S: BorrowMut<Schunk>> Array<S> {
     }
 
     /// The whole array as a new C-order buffer.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// assert_eq!(a.to_vec().unwrap(), data);
+    /// ```
     pub fn to_vec(&mut self) -> Result<Vec<u8>> {
         let mut v = vec![0u8; self.nbytes()?];
         self.to_cbuffer(&mut v)?;
@@ -465,6 +793,22 @@ impl<S: BorrowMut<Schunk>> Array<S> {
     /// Gather single items by flat C-order indices in `[0, nitems)` (as
     /// `b2nd_get_sparse_cbuffer`): item `k` goes to `buf[k * itemsize..]`. Repeated and
     /// unsorted indices are fine; each chunk is decompressed once.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// let mut out = [0u8; 4];
+    /// a.get_sparse_cbuffer(&[23, 0, 7, 7], &mut out).unwrap();
+    /// assert_eq!(out, [23, 0, 7, 7]);
+    /// ```
     pub fn get_sparse_cbuffer(&mut self, flat: &[i64], buf: &mut [u8]) -> Result<()> {
         let itemsize = self.itemsize();
         let need = flat
@@ -551,6 +895,26 @@ impl<S: BorrowMut<Schunk>> Array<S> {
     /// at that position of the buffer. Negative indices count from the end of their dimension
     /// (C-Blosc2 reads arbitrary items for them); indices out of range are
     /// [`Error::InvalidIndex`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// // rows {0, 3} x columns {1, 5}
+    /// let mut out = [0u8; 4];
+    /// a.get_orthogonal_selection(&[vec![0, 3], vec![1, 5]], &mut out, &[2, 2]).unwrap();
+    /// assert_eq!(out, [1, 5, 19, 23]);
+    /// // -1 is the last row
+    /// a.get_orthogonal_selection(&[vec![-1], vec![0]], &mut out[..1], &[1, 1]).unwrap();
+    /// assert_eq!(out[0], 18);
+    /// ```
     pub fn get_orthogonal_selection(
         &mut self,
         selection: &[Vec<i64>],
@@ -574,6 +938,23 @@ impl<S: BorrowMut<Schunk>> Array<S> {
     }
 
     /// Write an orthogonal selection from the C-order buffer `buf` of shape `bufshape`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// a.set_orthogonal_selection(&[vec![0, 3], vec![1, 5]], &[50, 51, 52, 53], &[2, 2]).unwrap();
+    /// let v = a.to_vec().unwrap();
+    /// assert_eq!((v[1], v[5], v[19], v[23]), (50, 51, 52, 53));
+    /// assert_eq!(v[2], 2);
+    /// ```
     pub fn set_orthogonal_selection(
         &mut self,
         selection: &[Vec<i64>],
@@ -604,6 +985,25 @@ impl<S: BorrowMut<Schunk>> Array<S> {
 
     /// Copy the slice `[start, stop)` into `dst` at `dst_start`, one destination chunk at a
     /// time.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// let mut dst = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Zero).unwrap();
+    /// // rows 0..2 of `a` into rows 2..4 of `dst`
+    /// a.copy_slice_to(&[0, 0], &[2, 6], &mut dst, &[2, 0]).unwrap();
+    /// let v = dst.to_vec().unwrap();
+    /// assert_eq!(v[..12], [0; 12]);
+    /// assert_eq!(v[12..], data[..12]);
+    /// ```
     pub fn copy_slice_to<T: BorrowMut<Schunk>>(
         &mut self,
         start: &[i64],
@@ -637,6 +1037,25 @@ impl<S: BorrowMut<Schunk>> Array<S> {
     /// or shrinks by removing the items from `start[i]` (as C-Blosc2, a `start[i]` other than
     /// the end must be a multiple of the chunk shape, and so must the change); without it,
     /// items are added or removed at the end. New items are zeros.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// a.resize(&[6, 6], None).unwrap();
+    /// let v = a.to_vec().unwrap();
+    /// assert_eq!(v[..24], data[..]);
+    /// assert_eq!(v[24..], [0; 12]); // new items are zeros
+    /// a.resize(&[2, 3], None).unwrap();
+    /// assert_eq!(a.to_vec().unwrap(), [0, 1, 2, 6, 7, 8]);
+    /// ```
     pub fn resize(&mut self, new_shape: &[i64], start: Option<&[i64]>) -> Result<()> {
         let ndim = self.ndim();
         if new_shape.len() != ndim || start.is_some_and(|s| s.len() != ndim) {
@@ -726,6 +1145,24 @@ impl<S: BorrowMut<Schunk>> Array<S> {
     /// Insert the C-order items of `buf` along `axis` at `at` (same rules as
     /// [`resize`](Self::resize)); the buffer's shape is the array's with `axis` set to
     /// `buf.len() / (itemsize × product of the other dimensions)`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// // two rows at row 2 (a multiple of the chunk shape)
+    /// a.insert(&[100; 12], 0, 2).unwrap();
+    /// assert_eq!(a.shape(), [6, 6]);
+    /// let v = a.to_vec().unwrap();
+    /// assert_eq!((v[11], v[12], v[23], v[24]), (11, 100, 100, 12));
+    /// ```
     pub fn insert(&mut self, buf: &[u8], axis: usize, at: i64) -> Result<()> {
         let ndim = self.ndim();
         if axis >= ndim {
@@ -764,6 +1201,23 @@ impl<S: BorrowMut<Schunk>> Array<S> {
     }
 
     /// Append the items of `buf` at the end of `axis` (see [`insert`](Self::insert)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// // three more columns: a 4 x 3 buffer
+    /// a.append(&[200; 12], 1).unwrap();
+    /// assert_eq!(a.shape(), [4, 9]);
+    /// assert_eq!(a.to_vec().unwrap()[..9], [0, 1, 2, 3, 4, 5, 200, 200, 200]);
+    /// ```
     pub fn append(&mut self, buf: &[u8], axis: usize) -> Result<()> {
         let at = *self.geom.shape().get(axis).ok_or_else(|| {
             crate::trace_error!("axis ({axis}) must be lower than ndim");
@@ -773,6 +1227,22 @@ impl<S: BorrowMut<Schunk>> Array<S> {
     }
 
     /// Remove `len` items of `axis` from `start` (same rules as [`resize`](Self::resize)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// a.delete(0, 0, 2).unwrap();
+    /// assert_eq!(a.shape(), [2, 6]);
+    /// assert_eq!(a.to_vec().unwrap(), data[12..]);
+    /// ```
     pub fn delete(&mut self, axis: usize, start: i64, len: i64) -> Result<()> {
         let ndim = self.ndim();
         if axis >= ndim || len < 0 {
@@ -792,6 +1262,27 @@ impl<S: BorrowMut<Schunk>> Array<S> {
 
     /// A copy of the data in a new array on the empty super-chunk `sc` with the chunk and
     /// block shapes and dtype of `meta` (its shape is replaced by this array's).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// use b2rs::schunk::Schunk;
+    ///
+    /// // a copy with other chunks and blocks
+    /// let other = Meta::new(&[0, 0], &[4, 6], &[2, 6]);
+    /// let mut b = a.copy_to(Schunk::new(cparams.clone(), DParams::default()), &other).unwrap();
+    /// assert_eq!(b.shape(), [4, 6]);
+    /// assert_eq!(b.schunk().nchunks(), 1);
+    /// assert_eq!(b.to_vec().unwrap(), data);
+    /// ```
     pub fn copy_to<T: BorrowMut<Schunk>>(&mut self, sc: T, meta: &Meta) -> Result<Array<T>> {
         let zero = vec![0i64; self.ndim()];
         let shape = self.geom.shape().to_vec();
@@ -800,6 +1291,25 @@ impl<S: BorrowMut<Schunk>> Array<S> {
 
     /// The slice `[start, stop)` as a new array on the empty super-chunk `sc` with the chunk
     /// and block shapes and dtype of `meta` (its shape is replaced by `stop - start`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// use b2rs::schunk::Schunk;
+    ///
+    /// let small = Meta::new(&[0, 0], &[2, 2], &[1, 2]);
+    /// let mut b = a.slice_to(Schunk::new(cparams.clone(), DParams::default()), &small, &[1, 1], &[3, 3]).unwrap();
+    /// assert_eq!(b.shape(), [2, 2]);
+    /// assert_eq!(b.to_vec().unwrap(), [7, 8, 13, 14]);
+    /// ```
     pub fn slice_to<T: BorrowMut<Schunk>>(
         &mut self,
         sc: T,
@@ -823,6 +1333,26 @@ impl<S: BorrowMut<Schunk>> Array<S> {
 
 /// A super-chunk in memory holding the chunks and metalayers of `frame` (variable-length
 /// metalayers are not carried over).
+///
+/// # Examples
+///
+/// ```
+/// # use b2rs::b2nd::{Array, Fill, Meta};
+/// # use b2rs::{CParams, DParams};
+/// #
+/// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+/// # let data: Vec<u8> = (0..24).collect();
+/// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+/// # let cparams = CParams { typesize: 1, ..CParams::default() };
+/// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+/// use b2rs::b2nd::array::schunk_from_frame;
+/// use b2rs::frame::Frame;
+///
+/// let frame = Frame::from_bytes(a.to_cframe().unwrap()).unwrap();
+/// let sc = schunk_from_frame(&frame).unwrap();
+/// assert!(sc.is_memory());
+/// assert_eq!(Array::open(sc).unwrap().to_vec().unwrap(), data);
+/// ```
 pub fn schunk_from_frame(frame: &Frame) -> Result<Schunk> {
     let cparams = frame.params().to_cparams();
     let dparams = crate::params::DParams {
@@ -842,6 +1372,23 @@ pub fn schunk_from_frame(frame: &Frame) -> Result<Schunk> {
 
 /// A contiguous frame (cframe) holding the chunks and metalayers of `sc`, built as C-Blosc2
 /// builds a frame chunk by chunk (zero, NaN and uninitialised chunks become special offsets).
+///
+/// # Examples
+///
+/// ```
+/// # use b2rs::b2nd::{Array, Fill, Meta};
+/// # use b2rs::{CParams, DParams};
+/// #
+/// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+/// # let data: Vec<u8> = (0..24).collect();
+/// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+/// # let cparams = CParams { typesize: 1, ..CParams::default() };
+/// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+/// use b2rs::b2nd::array::schunk_to_cframe;
+///
+/// let cframe = schunk_to_cframe(a.schunk()).unwrap();
+/// assert_eq!(Array::from_cframe(cframe).unwrap().to_vec().unwrap(), data);
+/// ```
 pub fn schunk_to_cframe(sc: &Schunk) -> Result<Vec<u8>> {
     let params = FrameParams::from_cparams(sc.cparams(), sc.dparams().nthreads.max(1));
     let mut f = Frame::create(FrameLocation::Memory, &params, Arc::new(StdIo))?;
@@ -859,6 +1406,23 @@ pub fn schunk_to_cframe(sc: &Schunk) -> Result<Vec<u8>> {
 
 impl Array<Schunk> {
     /// The array held in the contiguous frame `cframe` (copied into memory).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// let mut b = Array::from_cframe(a.to_cframe().unwrap()).unwrap();
+    /// assert_eq!((b.shape(), b.dtype()), (&[4i64, 6][..], Some(&b"|u1"[..])));
+    /// assert_eq!(b.to_vec().unwrap(), data);
+    /// assert!(Array::from_cframe(vec![0u8; 10]).is_err());
+    /// ```
     pub fn from_cframe(cframe: Vec<u8>) -> Result<Array<Schunk>> {
         let frame = Frame::from_bytes(cframe)?;
         Array::open(schunk_from_frame(&frame)?)
@@ -867,6 +1431,24 @@ impl Array<Schunk> {
 
 impl<S: BorrowMut<Schunk>> Array<S> {
     /// The array serialised as a contiguous frame (a `.b2nd` file's content).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::{Array, Fill, Meta};
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+    /// # let data: Vec<u8> = (0..24).collect();
+    /// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2nd", std::process::id()));
+    /// std::fs::write(&path, a.to_cframe().unwrap()).unwrap();
+    /// let mut b = Array::from_cframe(std::fs::read(&path).unwrap()).unwrap();
+    /// assert_eq!(b.to_vec().unwrap(), data);
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn to_cframe(&self) -> Result<Vec<u8>> {
         schunk_to_cframe(self.sc.borrow())
     }
@@ -929,6 +1511,29 @@ enum BufRef<'a> {
 /// Concatenate `a` and `b` along `axis` into a new array on the empty super-chunk `sc` with
 /// the chunk and block shapes and dtype of `meta`. The shapes must agree except along `axis`
 /// and the item sizes must be equal.
+///
+/// # Examples
+///
+/// ```
+/// # use b2rs::b2nd::{Array, Fill, Meta};
+/// # use b2rs::{CParams, DParams};
+/// #
+/// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+/// # let data: Vec<u8> = (0..24).collect();
+/// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+/// # let cparams = CParams { typesize: 1, ..CParams::default() };
+/// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+/// use b2rs::b2nd::array::concatenate;
+/// use b2rs::schunk::Schunk;
+///
+/// let mut b = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Value(&[99])).unwrap();
+/// let out = Schunk::new(cparams.clone(), DParams::default());
+/// let mut c = concatenate(&mut a, &mut b, 0, out, &meta).unwrap();
+/// assert_eq!(c.shape(), [8, 6]);
+/// let v = c.to_vec().unwrap();
+/// assert_eq!(v[..24], data[..]);
+/// assert_eq!(v[24..], [99; 24]);
+/// ```
 pub fn concatenate<A, B, T>(
     a: &mut Array<A>,
     b: &mut Array<B>,
@@ -960,6 +1565,25 @@ where
 }
 
 /// Append `b` to `a` along `axis` in place (`a` grows).
+///
+/// # Examples
+///
+/// ```
+/// # use b2rs::b2nd::{Array, Fill, Meta};
+/// # use b2rs::{CParams, DParams};
+/// #
+/// # // a 4 x 6 array of u8 holding 0..24, in chunks of 2 x 3 and blocks of 1 x 3
+/// # let data: Vec<u8> = (0..24).collect();
+/// # let meta = Meta::new(&[4, 6], &[2, 3], &[1, 3]).with_dtype("|u1");
+/// # let cparams = CParams { typesize: 1, ..CParams::default() };
+/// # let mut a = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Buffer(&data)).unwrap();
+/// use b2rs::b2nd::array::concatenate_into;
+///
+/// let mut b = Array::new(cparams.clone(), DParams::default(), &meta, Fill::Value(&[99])).unwrap();
+/// concatenate_into(&mut a, &mut b, 1).unwrap();
+/// assert_eq!(a.shape(), [4, 12]);
+/// assert_eq!(a.to_vec().unwrap()[..12], [0, 1, 2, 3, 4, 5, 99, 99, 99, 99, 99, 99]);
+/// ```
 pub fn concatenate_into<A, B>(a: &mut Array<A>, b: &mut Array<B>, axis: usize) -> Result<()>
 where
     A: BorrowMut<Schunk>,

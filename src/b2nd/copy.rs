@@ -13,6 +13,21 @@
 use crate::{Error, Result};
 
 /// Where a hyper-rectangle sits in a C-order buffer.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::b2nd::copy::{CopyPlan, Region};
+///
+/// // the 2 x 2 square at (1, 1) of a 4 x 4 buffer of u8
+/// let src_region = Region { pad_shape: &[4, 4], start: &[1, 1] };
+/// let dst_region = Region { pad_shape: &[2, 2], start: &[0, 0] };
+/// let plan = CopyPlan::new(1, &[2, 2], src_region, dst_region).unwrap();
+/// let src: Vec<u8> = (0..16).collect();
+/// let mut dst = [0u8; 4];
+/// plan.run(&src, &mut dst).unwrap();
+/// assert_eq!(dst, [5, 6, 9, 10]);
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct Region<'a> {
     /// Shape of the whole buffer (C-Blosc2's `pad_shape`).
@@ -30,6 +45,26 @@ struct Dim {
 }
 
 /// A validated n-dimensional copy, ready to run on buffers.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::b2nd::copy::{CopyPlan, Region};
+///
+/// // a whole row of u16 is one contiguous run
+/// let plan = CopyPlan::new(
+///     2,
+///     &[2, 3],
+///     Region { pad_shape: &[4, 3], start: &[2, 0] },
+///     Region { pad_shape: &[2, 3], start: &[0, 0] },
+/// )
+/// .unwrap();
+/// assert_eq!(plan.run_len(), 12);
+/// let src: Vec<u8> = (0..24).collect();
+/// let mut dst = [0u8; 12];
+/// plan.run(&src, &mut dst).unwrap();
+/// assert_eq!(dst[..], src[12..]);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CopyPlan {
     /// Outer dimensions (outermost first); the innermost run is not included.
@@ -74,6 +109,19 @@ impl CopyPlan {
     /// Errors ([`Error::InvalidParam`]): lengths that differ from `copy_shape.len()`, negative
     /// sizes or coordinates, a rectangle that does not fit inside either `pad_shape`, or byte
     /// offsets that overflow. An empty rectangle (some size 0) is valid and copies nothing.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::b2nd::copy::{CopyPlan, Region};
+    /// use b2rs::Error;
+    ///
+    /// let ok = CopyPlan::new(4, &[1, 2], Region { pad_shape: &[3, 3], start: &[2, 1] }, Region { pad_shape: &[1, 2], start: &[0, 0] });
+    /// assert!(ok.is_ok());
+    /// // does not fit in the source
+    /// let err = CopyPlan::new(4, &[2, 2], Region { pad_shape: &[3, 3], start: &[2, 1] }, Region { pad_shape: &[2, 2], start: &[0, 0] });
+    /// assert_eq!(err.err(), Some(Error::InvalidParam));
+    /// ```
     pub fn new(
         itemsize: usize,
         copy_shape: &[i64],
@@ -182,27 +230,83 @@ impl CopyPlan {
     }
 
     /// Whether the copy moves no byte.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::b2nd::copy::{CopyPlan, Region};
+    ///
+    /// let r = || Region { pad_shape: &[4, 4], start: &[0, 0] };
+    /// assert!(CopyPlan::new(1, &[0, 4], r(), r()).unwrap().is_empty());
+    /// assert!(!CopyPlan::new(1, &[1, 4], r(), r()).unwrap().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.run == 0
     }
 
     /// Bytes of the source the copy needs, from the source's first item (0 if empty).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::b2nd::copy::{CopyPlan, Region};
+    ///
+    /// // the source buffer up to item (2, 2) of its 4 x 4 items: 11 items
+    /// let plan = CopyPlan::new(1, &[2, 2], Region { pad_shape: &[4, 4], start: &[1, 1] }, Region { pad_shape: &[2, 2], start: &[0, 0] })
+    ///     .unwrap();
+    /// assert_eq!(plan.src_len(), 11);
+    /// ```
     pub fn src_len(&self) -> usize {
         self.src_len
     }
 
     /// Bytes of the destination the copy needs, from the destination's first item (0 if empty).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::b2nd::copy::{CopyPlan, Region};
+    ///
+    /// let plan = CopyPlan::new(8, &[2, 2], Region { pad_shape: &[2, 2], start: &[0, 0] }, Region { pad_shape: &[4, 4], start: &[2, 2] })
+    ///     .unwrap();
+    /// // the destination buffer up to item (3, 3): 16 items of 8 bytes
+    /// assert_eq!(plan.dst_len(), 128);
+    /// ```
     pub fn dst_len(&self) -> usize {
         self.dst_len
     }
 
     /// Bytes moved by each contiguous copy (the merged innermost run; 0 if empty).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::b2nd::copy::{CopyPlan, Region};
+    ///
+    /// let r = || Region { pad_shape: &[4, 4], start: &[0, 0] };
+    /// // whole rows merge into one run of 16 items
+    /// assert_eq!(CopyPlan::new(1, &[4, 4], r(), r()).unwrap().run_len(), 16);
+    /// assert_eq!(CopyPlan::new(1, &[4, 2], r(), r()).unwrap().run_len(), 2);
+    /// ```
     pub fn run_len(&self) -> usize {
         self.run
     }
 
     /// Run the copy. Errors: [`Error::InvalidParam`] when `src` is shorter than
     /// [`src_len`](Self::src_len) or `dst` shorter than [`dst_len`](Self::dst_len).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::b2nd::copy::{CopyPlan, Region};
+    /// use b2rs::Error;
+    ///
+    /// let plan = CopyPlan::new(1, &[2], Region { pad_shape: &[4], start: &[2] }, Region { pad_shape: &[2], start: &[0] }).unwrap();
+    /// let mut dst = [0u8; 2];
+    /// plan.run(&[1, 2, 3, 4], &mut dst).unwrap();
+    /// assert_eq!(dst, [3, 4]);
+    /// assert_eq!(plan.run(&[1, 2, 3], &mut dst), Err(Error::InvalidParam));
+    /// ```
     pub fn run(&self, src: &[u8], dst: &mut [u8]) -> Result<()> {
         if self.is_empty() {
             return Ok(());
@@ -275,6 +379,18 @@ impl CopyPlan {
 ///
 /// Errors ([`Error::InvalidParam`]): see [`CopyPlan::new`] and [`CopyPlan::run`]; also
 /// `src_start > src_stop` in some dimension.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::b2nd::copy_buffer;
+///
+/// // column 1 of a 3 x 3 source into column 2 of a 3 x 3 destination
+/// let src: Vec<u8> = (0..9).collect();
+/// let mut dst = [0u8; 9];
+/// copy_buffer(1, &src, &[3, 3], &[0, 1], &[3, 2], &mut dst, &[3, 3], &[0, 2]).unwrap();
+/// assert_eq!(dst, [0, 0, 1, 0, 0, 4, 0, 0, 7]);
+/// ```
 #[allow(clippy::too_many_arguments)]
 pub fn copy_buffer(
     itemsize: usize,
@@ -304,6 +420,16 @@ pub fn copy_buffer(
 
 /// `stop - start` per dimension. Errors: [`Error::InvalidParam`] for different lengths or
 /// `start > stop`.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::b2nd::copy::copy_shape;
+/// use b2rs::Error;
+///
+/// assert_eq!(copy_shape(&[1, 2], &[4, 2]).unwrap(), [3, 0]);
+/// assert_eq!(copy_shape(&[3], &[1]), Err(Error::InvalidParam));
+/// ```
 pub fn copy_shape(start: &[i64], stop: &[i64]) -> Result<Vec<i64>> {
     if start.len() != stop.len() {
         return Err(invalid(format_args!(

@@ -18,6 +18,19 @@ const MAX_BUFFERSIZE: i64 = i32::MAX as i64 - 32;
 /// Errors: [`Error::InvalidParam`].
 ///
 /// This is weaker than [`Geometry::new`] (a context may carry a shape that is only set later).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::b2nd::geometry::check_dims;
+/// use b2rs::Error;
+///
+/// assert!(check_dims(&[10, 7], &[4, 4], &[2, 3]).is_ok());
+/// // a zero block size where the chunk size is not zero
+/// assert_eq!(check_dims(&[10], &[4], &[0]), Err(Error::InvalidParam));
+/// // shapes of different lengths
+/// assert_eq!(check_dims(&[10, 7], &[4], &[2]), Err(Error::InvalidParam));
+/// ```
 pub fn check_dims(shape: &[i64], chunkshape: &[i32], blockshape: &[i32]) -> Result<()> {
     let ndim = shape.len();
     if ndim > MAX_DIM {
@@ -47,6 +60,17 @@ pub fn check_dims(shape: &[i64], chunkshape: &[i32], blockshape: &[i32]) -> Resu
 
 /// Bytes of one block, `product(blockshape) * itemsize`, which must fit the `i32` Blosc block
 /// size (the check of `b2nd_create_ctx`). Errors: [`Error::InvalidParam`].
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::b2nd::geometry::block_nbytes;
+/// use b2rs::Error;
+///
+/// assert_eq!(block_nbytes(&[2, 3], 8), Ok(48));
+/// // does not fit an i32 block size
+/// assert_eq!(block_nbytes(&[1 << 20, 1 << 20], 1), Err(Error::InvalidParam));
+/// ```
 pub fn block_nbytes(blockshape: &[i32], itemsize: i32) -> Result<i32> {
     let n = blockshape
         .iter()
@@ -61,6 +85,14 @@ pub fn block_nbytes(blockshape: &[i32], itemsize: i32) -> Result<i32> {
 }
 
 /// C-order strides (in items) of a shape.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::b2nd::geometry::c_strides;
+///
+/// assert_eq!(c_strides(&[2, 3, 4]), [12, 4, 1]);
+/// ```
 pub fn c_strides(shape: &[i64]) -> Vec<i64> {
     let mut strides = vec![1i64; shape.len()];
     for i in (0..shape.len().saturating_sub(1)).rev() {
@@ -70,12 +102,29 @@ pub fn c_strides(shape: &[i64]) -> Vec<i64> {
 }
 
 /// The linear (C-order) index of `coords` with `strides` (`blosc2_multidim_to_unidim`).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::b2nd::geometry::{c_strides, ravel};
+///
+/// assert_eq!(ravel(&[1, 2, 3], &c_strides(&[2, 3, 4])), 23);
+/// ```
 pub fn ravel(coords: &[i64], strides: &[i64]) -> i64 {
     coords.iter().zip(strides).map(|(c, s)| c * s).sum()
 }
 
 /// The coordinates of the linear (C-order) `index` in `shape` (`blosc2_unidim_to_multidim`).
 /// Zero-sized dimensions give coordinate 0.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::b2nd::geometry::unravel;
+///
+/// assert_eq!(unravel(23, &[2, 3, 4]), [1, 2, 3]);
+/// assert_eq!(unravel(0, &[5, 0]), [0, 0]);
+/// ```
 pub fn unravel(mut index: i64, shape: &[i64]) -> Vec<i64> {
     let mut coords = vec![0i64; shape.len()];
     for i in (0..shape.len()).rev() {
@@ -96,6 +145,18 @@ fn ceil_div(a: i64, b: i64) -> i64 {
 }
 
 /// Where an array element lives (B2ND.md §3).
+///
+/// # Examples
+///
+/// ```
+/// # use b2rs::b2nd::Geometry;
+/// #
+/// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+/// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+/// // element (5, 4): chunk (1, 1), first block of that chunk, row 1 of the block
+/// let loc = g.locate(&[5, 4]).unwrap();
+/// assert_eq!((loc.nchunk, loc.nblock, loc.item, loc.chunk_item), (3, 0, 3, 3));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Location {
     /// Chunk number (C order over the chunk grid).
@@ -110,6 +171,20 @@ pub struct Location {
 }
 
 /// The part of a slice inside one chunk (see [`Geometry::slice_chunks`]).
+///
+/// # Examples
+///
+/// ```
+/// # use b2rs::b2nd::Geometry;
+/// #
+/// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+/// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+/// let parts: Vec<_> = g.slice_chunks(&[3, 3], &[5, 5]).unwrap().collect();
+/// assert_eq!(parts.len(), 4);
+/// let c = &parts[3];
+/// assert_eq!((c.nchunk, c.coords.clone(), c.origin.clone(), c.end.clone()), (3, vec![1, 1], vec![4, 4], vec![8, 7]));
+/// assert_eq!((c.start.clone(), c.stop.clone()), (vec![4, 4], vec![5, 5]));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChunkSlice {
     /// Chunk number.
@@ -130,11 +205,35 @@ pub struct ChunkSlice {
 impl ChunkSlice {
     /// Whether the slice covers the whole valid region of the chunk (a writer then needs not
     /// read the chunk first).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// let parts: Vec<_> = g.slice_chunks(&[0, 0], &[4, 5]).unwrap().collect();
+    /// assert!(parts[0].covers_chunk()); // rows 0..4, columns 0..4
+    /// assert!(!parts[1].covers_chunk()); // only column 4 of columns 4..7
+    /// ```
     pub fn covers_chunk(&self) -> bool {
         self.start == self.origin && self.stop == self.end
     }
 
     /// Shape of the intersection.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// let parts: Vec<_> = g.slice_chunks(&[3, 3], &[5, 5]).unwrap().collect();
+    /// let shapes: Vec<Vec<i64>> = parts.iter().map(|c| c.shape()).collect();
+    /// assert_eq!(shapes, [[1, 1], [1, 1], [1, 1], [1, 1]]);
+    /// ```
     pub fn shape(&self) -> Vec<i64> {
         self.stop
             .iter()
@@ -145,6 +244,19 @@ impl ChunkSlice {
 }
 
 /// The part of a slice inside one block of a chunk (see [`Geometry::slice_blocks`]).
+///
+/// # Examples
+///
+/// ```
+/// # use b2rs::b2nd::Geometry;
+/// #
+/// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+/// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+/// let chunk = g.slice_chunks(&[3, 3], &[4, 4]).unwrap().next().unwrap();
+/// let blocks: Vec<_> = g.slice_blocks(&chunk).collect();
+/// assert_eq!(blocks.len(), 1);
+/// assert_eq!((blocks[0].nblock, blocks[0].origin.clone()), (3, vec![2, 3]));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BlockSlice {
     /// Block number inside its chunk.
@@ -160,6 +272,18 @@ pub struct BlockSlice {
 
 impl BlockSlice {
     /// Start of the intersection inside the block (block coordinates).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// let chunk = g.slice_chunks(&[3, 3], &[4, 4]).unwrap().next().unwrap();
+    /// let block = g.slice_blocks(&chunk).next().unwrap();
+    /// assert_eq!(block.start_in_block(), [1, 0]);
+    /// ```
     pub fn start_in_block(&self) -> Vec<i64> {
         self.start
             .iter()
@@ -169,6 +293,18 @@ impl BlockSlice {
     }
 
     /// Shape of the intersection.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// let chunk = g.slice_chunks(&[0, 0], &[3, 4]).unwrap().next().unwrap();
+    /// let shapes: Vec<Vec<i64>> = g.slice_blocks(&chunk).map(|b| b.shape()).collect();
+    /// assert_eq!(shapes, [[2, 3], [2, 1], [1, 3], [1, 1]]);
+    /// ```
     pub fn shape(&self) -> Vec<i64> {
         self.stop
             .iter()
@@ -218,6 +354,17 @@ impl Iterator for BoxIter {
 }
 
 /// The chunks a slice touches, in increasing chunk number ([`Geometry::slice_chunks`]).
+///
+/// # Examples
+///
+/// ```
+/// # use b2rs::b2nd::Geometry;
+/// #
+/// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+/// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+/// let nchunks: Vec<i64> = g.slice_chunks(&[0, 0], &[10, 7]).unwrap().map(|c| c.nchunk).collect();
+/// assert_eq!(nchunks, [0, 1, 2, 3, 4, 5]);
+/// ```
 #[derive(Debug, Clone)]
 pub struct SliceChunks<'a> {
     geom: &'a Geometry,
@@ -258,6 +405,18 @@ impl Iterator for SliceChunks<'_> {
 
 /// The blocks of one chunk a slice touches, in increasing block number
 /// ([`Geometry::slice_blocks`]).
+///
+/// # Examples
+///
+/// ```
+/// # use b2rs::b2nd::Geometry;
+/// #
+/// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+/// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+/// let chunk = g.slice_chunks(&[0, 0], &[4, 4]).unwrap().next().unwrap();
+/// let nblocks: Vec<i64> = g.slice_blocks(&chunk).map(|b| b.nblock).collect();
+/// assert_eq!(nblocks, [0, 1, 2, 3]);
+/// ```
 #[derive(Debug, Clone)]
 pub struct SliceBlocks<'a> {
     geom: &'a Geometry,
@@ -292,6 +451,18 @@ impl Iterator for SliceBlocks<'_> {
 }
 
 /// The validated geometry of an array: shapes, padded shapes, item counts and strides.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::b2nd::Geometry;
+///
+/// // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+/// let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+/// assert_eq!(g.extshape(), [12, 8]);
+/// assert_eq!((g.nchunks(), g.nblocks()), (6, 4));
+/// assert_eq!(g.chunk_nbytes(8), Ok(24 * 8));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Geometry {
     shape: Vec<i64>,
@@ -324,6 +495,18 @@ impl Geometry {
     ///
     /// A block shape larger than the chunk shape is accepted (as C-Blosc2): the chunk is then
     /// padded to one block.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::b2nd::Geometry;
+    /// use b2rs::Error;
+    ///
+    /// let g = Geometry::new(&[100, 100], &[50, 25], &[10, 25]).unwrap();
+    /// assert_eq!(g.chunks_grid(), [2, 4]);
+    /// // a non-zero dimension with a zero chunk size
+    /// assert_eq!(Geometry::new(&[10], &[0], &[0]).err(), Some(Error::InvalidParam));
+    /// ```
     pub fn new(shape: &[i64], chunkshape: &[i32], blockshape: &[i32]) -> Result<Geometry> {
         check_dims(shape, chunkshape, blockshape)?;
         let ndim = shape.len();
@@ -408,74 +591,217 @@ impl Geometry {
     }
 
     /// Number of dimensions (0 for a scalar).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// assert_eq!(g.ndim(), 2);
+    /// assert_eq!(Geometry::new(&[], &[], &[]).unwrap().ndim(), 0);
+    /// ```
     pub fn ndim(&self) -> usize {
         self.shape.len()
     }
 
     /// Shape of the array.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// assert_eq!(g.shape(), [10, 7]);
+    /// ```
     pub fn shape(&self) -> &[i64] {
         &self.shape
     }
 
     /// Shape of the chunks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// assert_eq!(g.chunkshape(), [4, 4]);
+    /// ```
     pub fn chunkshape(&self) -> &[i32] {
         &self.chunkshape
     }
 
     /// Shape of the blocks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// assert_eq!(g.blockshape(), [2, 3]);
+    /// ```
     pub fn blockshape(&self) -> &[i32] {
         &self.blockshape
     }
 
     /// Shape of the array padded to whole chunks: `ceil(shape / chunkshape) * chunkshape`
     /// (0 where the chunk size is 0).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// assert_eq!(g.extshape(), [12, 8]);
+    /// ```
     pub fn extshape(&self) -> &[i64] {
         &self.extshape
     }
 
     /// Shape of a chunk padded to whole blocks: `ceil(chunkshape / blockshape) * blockshape`
     /// (0 where the chunk size is 0).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// // 4 columns in blocks of 3: padded to 6
+    /// assert_eq!(g.extchunkshape(), [4, 6]);
+    /// ```
     pub fn extchunkshape(&self) -> &[i64] {
         &self.extchunkshape
     }
 
     /// Number of chunks along each dimension (`extshape / chunkshape`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// assert_eq!(g.chunks_grid(), [3, 2]);
+    /// ```
     pub fn chunks_grid(&self) -> &[i64] {
         &self.chunks_grid
     }
 
     /// Number of blocks along each dimension of a chunk (`extchunkshape / blockshape`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// assert_eq!(g.blocks_grid(), [2, 2]);
+    /// ```
     pub fn blocks_grid(&self) -> &[i64] {
         &self.blocks_grid
     }
 
     /// Number of items of the array (1 for a scalar).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// assert_eq!(g.nitems(), 70);
+    /// ```
     pub fn nitems(&self) -> i64 {
         self.nitems
     }
 
     /// Number of items of the padded array (`product(extshape)`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// assert_eq!(g.extnitems(), 96);
+    /// ```
     pub fn extnitems(&self) -> i64 {
         self.extnitems
     }
 
     /// Number of items of a chunk without block padding (`product(chunkshape)`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// assert_eq!(g.chunknitems(), 16);
+    /// ```
     pub fn chunknitems(&self) -> i32 {
         self.chunknitems
     }
 
     /// Number of items of a block (`product(blockshape)`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// assert_eq!(g.blocknitems(), 6);
+    /// ```
     pub fn blocknitems(&self) -> i32 {
         self.blocknitems
     }
 
     /// Number of items stored in every chunk (`product(extchunkshape)`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// assert_eq!(g.extchunknitems(), 24);
+    /// ```
     pub fn extchunknitems(&self) -> i64 {
         self.extchunknitems
     }
 
     /// Number of chunks of the array: `product(chunks_grid)`, 0 when the array is empty, 1 for a
     /// scalar.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// assert_eq!(g.nchunks(), 6);
+    /// assert_eq!(Geometry::new(&[0], &[4], &[2]).unwrap().nchunks(), 0);
+    /// ```
     pub fn nchunks(&self) -> i64 {
         if self.nitems == 0 {
             0
@@ -485,6 +811,16 @@ impl Geometry {
     }
 
     /// Number of blocks in each chunk (`product(blocks_grid)`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// assert_eq!(g.nblocks(), 4);
+    /// ```
     pub fn nblocks(&self) -> i64 {
         self.blocks_grid.iter().product()
     }
@@ -492,6 +828,19 @@ impl Geometry {
     /// Bytes of every chunk (`extchunknitems * itemsize`, the super-chunk's `chunksize`).
     /// Errors: [`Error::MaxBufsizeExceeded`] above `BLOSC2_MAX_BUFFERSIZE` (as C-Blosc2),
     /// [`Error::InvalidParam`] for a negative `itemsize`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// use b2rs::Error;
+    ///
+    /// assert_eq!(g.chunk_nbytes(8), Ok(192));
+    /// assert_eq!(g.chunk_nbytes(-1), Err(Error::InvalidParam));
+    /// ```
     pub fn chunk_nbytes(&self, itemsize: i32) -> Result<i32> {
         if itemsize < 0 {
             crate::trace_error!("Invalid typesize");
@@ -507,31 +856,91 @@ impl Geometry {
     }
 
     /// Bytes of one block (the Blosc blocksize of the chunks); see [`block_nbytes`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// assert_eq!(g.block_nbytes(4), Ok(24));
+    /// ```
     pub fn block_nbytes(&self, itemsize: i32) -> Result<i32> {
         block_nbytes(&self.blockshape, itemsize)
     }
 
     /// C-order item strides of the array.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// assert_eq!(g.item_array_strides(), [7, 1]);
+    /// ```
     pub fn item_array_strides(&self) -> Vec<i64> {
         c_strides(&self.shape)
     }
 
     /// C-order item strides of a chunk without padding (`chunkshape`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// assert_eq!(g.item_chunk_strides(), [4, 1]);
+    /// ```
     pub fn item_chunk_strides(&self) -> Vec<i64> {
         c_strides(&widen(&self.chunkshape))
     }
 
     /// C-order item strides of a padded chunk (`extchunkshape`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// assert_eq!(g.item_extchunk_strides(), [6, 1]);
+    /// ```
     pub fn item_extchunk_strides(&self) -> Vec<i64> {
         c_strides(&self.extchunkshape)
     }
 
     /// C-order item strides of a block (`blockshape`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// assert_eq!(g.item_block_strides(), [3, 1]);
+    /// ```
     pub fn item_block_strides(&self) -> Vec<i64> {
         c_strides(&widen(&self.blockshape))
     }
 
     /// C-order strides of the block grid of a chunk (block number of block coordinates).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// assert_eq!(g.block_chunk_strides(), [2, 1]);
+    /// ```
     pub fn block_chunk_strides(&self) -> &[i64] {
         &self.block_grid_strides
     }
@@ -541,22 +950,69 @@ impl Geometry {
     /// C-Blosc2 stores something else in `b2nd_array_t.chunk_array_strides`
     /// (`stride[i+1] * extshape[i+1] * chunkshape[i+1]`, a bug it never reads back); these are the
     /// real ones.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// assert_eq!(g.chunk_array_strides(), [2, 1]);
+    /// ```
     pub fn chunk_array_strides(&self) -> &[i64] {
         &self.chunk_grid_strides
     }
 
     /// Chunk number of chunk-grid coordinates.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// assert_eq!(g.nchunk_of(&[1, 1]), 3);
+    /// assert_eq!(g.nchunk_of(&[2, 0]), 4);
+    /// ```
     pub fn nchunk_of(&self, chunk_coords: &[i64]) -> i64 {
         ravel(chunk_coords, &self.chunk_grid_strides)
     }
 
     /// Chunk-grid coordinates of a chunk number.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// assert_eq!(g.chunk_coords(5), [2, 1]);
+    /// ```
     pub fn chunk_coords(&self, nchunk: i64) -> Vec<i64> {
         unravel(nchunk, &self.chunks_grid)
     }
 
     /// Where the element at array coordinates `index` lives. Errors: [`Error::InvalidIndex`]
     /// when `index` has the wrong length or lies outside the array.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// use b2rs::Error;
+    ///
+    /// let loc = g.locate(&[9, 6]).unwrap();
+    /// // chunk (2, 1), its first block, row 1 column 2 of that block
+    /// assert_eq!((loc.nchunk, loc.nblock, loc.item), (5, 0, 5));
+    /// assert_eq!(g.locate(&[10, 0]).err(), Some(Error::InvalidIndex));
+    /// assert_eq!(g.locate(&[1]).err(), Some(Error::InvalidIndex));
+    /// ```
     pub fn locate(&self, index: &[i64]) -> Result<Location> {
         if index.len() != self.ndim()
             || index
@@ -589,6 +1045,21 @@ impl Geometry {
 
     /// Check a slice `[start, stop)`: both of length `ndim` and `0 ≤ start ≤ stop ≤ shape`.
     /// Errors: [`Error::InvalidParam`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// use b2rs::Error;
+    ///
+    /// assert!(g.check_slice(&[0, 0], &[10, 7]).is_ok());
+    /// assert!(g.check_slice(&[3, 3], &[3, 3]).is_ok()); // empty
+    /// assert_eq!(g.check_slice(&[0, 0], &[11, 7]), Err(Error::InvalidParam));
+    /// assert_eq!(g.check_slice(&[5, 0], &[4, 7]), Err(Error::InvalidParam));
+    /// ```
     pub fn check_slice(&self, start: &[i64], stop: &[i64]) -> Result<()> {
         if start.len() != self.ndim() || stop.len() != self.ndim() {
             crate::trace_error!("start and stop must have ndim ({}) items", self.ndim());
@@ -611,6 +1082,18 @@ impl Geometry {
     /// The chunks that the slice `[start, stop)` touches, in increasing chunk number, each with
     /// its intersection with the slice. Nothing for an empty slice; for a scalar (ndim 0) the
     /// one chunk. Errors: those of [`check_slice`](Self::check_slice).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// let parts: Vec<_> = g.slice_chunks(&[3, 0], &[5, 2]).unwrap().collect();
+    /// let found: Vec<(i64, Vec<i64>)> = parts.iter().map(|c| (c.nchunk, c.shape())).collect();
+    /// assert_eq!(found, [(0, vec![1, 2]), (2, vec![1, 2])]);
+    /// ```
     pub fn slice_chunks(&self, start: &[i64], stop: &[i64]) -> Result<SliceChunks<'_>> {
         self.check_slice(start, stop)?;
         let n = self.ndim();
@@ -637,6 +1120,17 @@ impl Geometry {
 
     /// Chunk numbers touched by the slice `[start, stop)` (what `b2nd_get_slice_nchunks`
     /// returns), in increasing order.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// assert_eq!(g.slice_nchunks(&[3, 3], &[5, 5]).unwrap(), [0, 1, 2, 3]);
+    /// assert_eq!(g.slice_nchunks(&[8, 0], &[10, 7]).unwrap(), [4, 5]);
+    /// ```
     pub fn slice_nchunks(&self, start: &[i64], stop: &[i64]) -> Result<Vec<i64>> {
         Ok(self.slice_chunks(start, stop)?.map(|c| c.nchunk).collect())
     }
@@ -644,6 +1138,18 @@ impl Geometry {
     /// The blocks of a chunk that its part of a slice touches, in increasing block number, each
     /// with its intersection with the slice. `chunk` comes from
     /// [`slice_chunks`](Self::slice_chunks) of this geometry.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// let chunk = g.slice_chunks(&[1, 1], &[2, 5]).unwrap().next().unwrap();
+    /// let blocks: Vec<i64> = g.slice_blocks(&chunk).map(|b| b.nblock).collect();
+    /// assert_eq!(blocks, [0, 1]);
+    /// ```
     pub fn slice_blocks<'a>(&'a self, chunk: &'a ChunkSlice) -> SliceBlocks<'a> {
         let n = self.ndim();
         let mut lo = Vec::with_capacity(n);
@@ -667,6 +1173,18 @@ impl Geometry {
 
     /// Per block of the chunk, whether a reader of the slice can skip it (`true`, the
     /// convention of `blosc2_set_maskout`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// // true: the block can be skipped
+    /// let chunk = g.slice_chunks(&[3, 3], &[4, 4]).unwrap().next().unwrap();
+    /// assert_eq!(g.block_maskout(&chunk), [true, true, true, false]);
+    /// ```
     pub fn block_maskout(&self, chunk: &ChunkSlice) -> Vec<bool> {
         let mut mask = vec![true; self.nblocks().max(0) as usize];
         for b in self.slice_blocks(chunk) {

@@ -59,6 +59,16 @@ fn dims_len(ndim: usize) -> usize {
 
 impl Meta {
     /// A description with the given shapes, the NumPy dtype format and no dtype.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::b2nd::Meta;
+    ///
+    /// let m = Meta::new(&[100, 50], &[10, 50], &[5, 10]);
+    /// assert_eq!((m.ndim(), m.dtype.as_deref()), (2, None));
+    /// assert_eq!(m.dtype_format, b2rs::b2nd::DTYPE_NUMPY_FORMAT);
+    /// ```
     pub fn new(shape: &[i64], chunkshape: &[i32], blockshape: &[i32]) -> Meta {
         Meta {
             shape: shape.to_vec(),
@@ -70,22 +80,59 @@ impl Meta {
     }
 
     /// The same description with a dtype string.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::b2nd::Meta;
+    ///
+    /// let m = Meta::new(&[10], &[10], &[5]).with_dtype("<i4");
+    /// assert_eq!(m.dtype_str(), Some("<i4"));
+    /// ```
     pub fn with_dtype(mut self, dtype: &str) -> Meta {
         self.dtype = Some(dtype.as_bytes().to_vec());
         self
     }
 
     /// Number of dimensions.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::b2nd::Meta;
+    ///
+    /// assert_eq!(Meta::new(&[2, 3, 4], &[2, 3, 4], &[1, 3, 4]).ndim(), 3);
+    /// ```
     pub fn ndim(&self) -> usize {
         self.shape.len()
     }
 
     /// The dtype bytes, or [`DEFAULT_DTYPE`] when there are none (what C-Blosc2 writes back).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::b2nd::Meta;
+    ///
+    /// assert_eq!(Meta::new(&[4], &[4], &[4]).dtype_or_default(), b"|u1");
+    /// assert_eq!(Meta::new(&[4], &[4], &[4]).with_dtype("<f8").dtype_or_default(), b"<f8");
+    /// ```
     pub fn dtype_or_default(&self) -> &[u8] {
         self.dtype.as_deref().unwrap_or(DEFAULT_DTYPE.as_bytes())
     }
 
     /// The dtype as text, if present and valid UTF-8.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::b2nd::Meta;
+    ///
+    /// let mut m = Meta::new(&[4], &[4], &[4]).with_dtype("<f8");
+    /// assert_eq!(m.dtype_str(), Some("<f8"));
+    /// m.dtype = Some(vec![0xff]);
+    /// assert_eq!(m.dtype_str(), None); // not UTF-8
+    /// ```
     pub fn dtype_str(&self) -> Option<&str> {
         self.dtype
             .as_deref()
@@ -112,6 +159,18 @@ impl Meta {
     /// Errors: [`Error::InvalidParam`] for shapes of different lengths or more than [`MAX_DIM`]
     /// dimensions; [`Error::Failure`] for a negative `dtype_format` or a dtype longer than
     /// `i32::MAX` bytes (as C-Blosc2). The shapes themselves are not checked.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::b2nd::Meta;
+    ///
+    /// let m = Meta::new(&[10, 10], &[5, 5], &[5, 5]).with_dtype("<f4");
+    /// let bytes = m.serialize().unwrap();
+    /// // a msgpack array of 7 entries: version, ndim, shape, chunkshape, blockshape, format, dtype
+    /// assert_eq!(bytes[0], 0x97);
+    /// assert_eq!(Meta::deserialize(&bytes).unwrap(), (m, bytes.len()));
+    /// ```
     pub fn serialize(&self) -> Result<Vec<u8>> {
         let ndim = self.check_ndim()?;
         if self.dtype_format < 0 {
@@ -134,6 +193,17 @@ impl Meta {
 
     /// Serialise as a legacy `caterva` metalayer (no dtype). C-Blosc2 never writes these; useful
     /// to produce test input for readers.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::b2nd::Meta;
+    ///
+    /// let m = Meta::new(&[6], &[3], &[3]);
+    /// let caterva = m.serialize_caterva().unwrap();
+    /// let (back, _) = Meta::deserialize(&caterva).unwrap();
+    /// assert_eq!((back.shape, back.dtype), (vec![6], None));
+    /// ```
     pub fn serialize_caterva(&self) -> Result<Vec<u8>> {
         let ndim = self.check_ndim()?;
         let mut out = Vec::with_capacity(dims_len(ndim));
@@ -168,6 +238,20 @@ impl Meta {
     /// Errors ([`Error::Failure`], like C-Blosc2): empty or truncated input, `ndim` outside
     /// `0..=`[`MAX_DIM`], a dtype marker other than `DB`, a negative dtype length. When the input
     /// ends right after the block shape (Caterva) the dtype is `None` and `dtype_format` 0.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::b2nd::Meta;
+    /// use b2rs::Error;
+    ///
+    /// let m = Meta::new(&[7, 3], &[4, 3], &[2, 3]).with_dtype("<u2");
+    /// let mut bytes = m.serialize().unwrap();
+    /// let len = bytes.len();
+    /// bytes.extend_from_slice(b"trailing bytes are ignored");
+    /// assert_eq!(Meta::deserialize(&bytes).unwrap(), (m, len));
+    /// assert_eq!(Meta::deserialize(&bytes[..5]), Err(Error::Failure));
+    /// ```
     pub fn deserialize(smeta: &[u8]) -> Result<(Meta, usize)> {
         let (mut meta, mut r) = Self::read_dims(smeta)?;
         if r.remaining() > 0 {
@@ -190,6 +274,17 @@ impl Meta {
     /// Decode only `ndim` and the three shapes (what `b2nd_deserialize_meta` does when called
     /// without `dtype` outputs): the dtype part is not looked at. Returns the description (no
     /// dtype) and the number of bytes read.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::b2nd::Meta;
+    ///
+    /// let m = Meta::new(&[7, 3], &[4, 3], &[2, 3]).with_dtype("<u2");
+    /// let (dims, _) = Meta::deserialize_dims(&m.serialize().unwrap()).unwrap();
+    /// assert_eq!((dims.shape, dims.chunkshape, dims.blockshape), (vec![7, 3], vec![4, 3], vec![2, 3]));
+    /// assert_eq!(dims.dtype, None);
+    /// ```
     pub fn deserialize_dims(smeta: &[u8]) -> Result<(Meta, usize)> {
         let (meta, r) = Self::read_dims(smeta)?;
         Ok((meta, r.pos))
@@ -228,6 +323,21 @@ impl Meta {
     /// Read the description of an array from its metalayers as `b2nd_from_schunk` does: the
     /// `b2nd` one if present, else the legacy `caterva` one; [`Error::MetalayerNotFound`] when
     /// there is neither.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::b2nd::Meta;
+    /// use b2rs::Error;
+    ///
+    /// let m = Meta::new(&[8], &[4], &[2]).with_dtype("<i8");
+    /// let b2nd = m.serialize().unwrap();
+    /// let caterva = Meta::new(&[9], &[3], &[3]).serialize_caterva().unwrap();
+    /// // "b2nd" wins over "caterva"
+    /// assert_eq!(Meta::from_metalayers(Some(&b2nd), Some(&caterva)).unwrap(), m);
+    /// assert_eq!(Meta::from_metalayers(None, Some(&caterva)).unwrap().shape, [9]);
+    /// assert_eq!(Meta::from_metalayers(None, None), Err(Error::MetalayerNotFound));
+    /// ```
     pub fn from_metalayers(b2nd: Option<&[u8]>, caterva: Option<&[u8]>) -> Result<Meta> {
         match b2nd.or(caterva) {
             Some(bytes) => Ok(Self::deserialize(bytes)?.0),
@@ -239,6 +349,16 @@ impl Meta {
     }
 
     /// The validated geometry of these shapes ([`Geometry::new`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::b2nd::Meta;
+    ///
+    /// let g = Meta::new(&[10, 7], &[4, 4], &[2, 3]).geometry().unwrap();
+    /// assert_eq!(g.nchunks(), 6);
+    /// assert!(Meta::new(&[10], &[0], &[0]).geometry().is_err());
+    /// ```
     pub fn geometry(&self) -> Result<Geometry> {
         Geometry::new(&self.shape, &self.chunkshape, &self.blockshape)
     }

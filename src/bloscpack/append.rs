@@ -21,6 +21,25 @@ use std::io::{Read, Seek, SeekFrom, Write};
 ///
 /// Nothing is written when the checks fail (no offsets table, not enough free slots, a corrupt
 /// last chunk, …); if `src` fails midway the file is left inconsistent.
+///
+/// # Examples
+///
+/// ```
+/// # use std::io::Cursor;
+/// # use b2rs::bloscpack::{self, PackParams, Reader};
+/// #
+/// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+/// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+/// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+/// let mut f = Cursor::new(file);
+/// let added = bloscpack::append(&mut f, &mut &[7u8; 6000][..], 6000, None).unwrap();
+/// assert_eq!(added, 2); // 6000 bytes: one more full chunk and a half one
+/// let (back, _) = bloscpack::unpack(f.get_ref()).unwrap();
+/// assert_eq!(back.len(), 18_000);
+/// assert_eq!(back[..12_000], data[..]);
+/// assert!(back[12_000..].iter().all(|&b| b == 7));
+/// ```
 pub fn append<F, R>(file: &mut F, src: &mut R, len: u64, cparams: Option<&CParams>) -> Result<u64>
 where
     F: Read + Write + Seek,
@@ -137,6 +156,26 @@ fn write_chunk<F: Write>(
 /// behaviour); given params must have a checksum of the same digest size, and their
 /// `max_meta_size` is ignored. Fails with [`Error::MetadataTooLarge`] when the new metadata does
 /// not fit.
+///
+/// # Examples
+///
+/// ```
+/// # use std::io::Cursor;
+/// # use b2rs::bloscpack::{self, PackParams, Reader};
+/// #
+/// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+/// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+/// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+/// let mut f = Cursor::new(file);
+/// bloscpack::rewrite_metadata(&mut f, br#"{"units":"km"}"#, None).unwrap();
+/// let (back, meta) = bloscpack::unpack(f.get_ref()).unwrap();
+/// assert_eq!((back, meta.unwrap().data), (data, br#"{"units":"km"}"#.to_vec()));
+/// // more than the space reserved (10 x the first metadata)
+/// f.set_position(0);
+/// let noise: Vec<u8> = (0..1000u32).map(|i| (i.wrapping_mul(2654435761) >> 24) as u8).collect();
+/// assert!(bloscpack::rewrite_metadata(&mut f, &noise, None).is_err());
+/// ```
 pub fn rewrite_metadata<F>(file: &mut F, data: &[u8], params: Option<&MetadataParams>) -> Result<()>
 where
     F: Read + Write + Seek,

@@ -21,6 +21,20 @@ pub const BLOSC1_VERSION_FORMAT: u8 = 2;
 
 /// Check that `p` can make chunks Blosc 1.x reads: a Blosc 1.x codec, at most one filter which
 /// is shuffle or bitshuffle, `typesize` 1–255, no dictionary, no prefilter.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::bloscpack::blosc1::check_params;
+/// use b2rs::{codecs, params::filter_id, CParams};
+///
+/// assert!(check_params(&CParams::default()).is_ok());
+/// // Blosc 1.x has no delta filter in its header flags
+/// let mut p = CParams::default();
+/// p.filters[4] = filter_id::DELTA;
+/// assert!(check_params(&p).is_err());
+/// assert!(check_params(&CParams { compcode: codecs::NDLZ, ..CParams::default() }).is_err());
+/// ```
 pub fn check_params(p: &CParams) -> Result<()> {
     if !matches!(
         p.compcode,
@@ -105,6 +119,22 @@ fn incompatibility(h: &[u8], nbytes: usize) -> Option<Fix> {
 }
 
 /// Compress `src` into `out` (replaced) as a Blosc 1.x (version 2) chunk.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::bloscpack::blosc1::compress_chunk;
+/// use b2rs::{chunk, CParams, DParams};
+///
+/// let data = vec![1u8; 5000];
+/// let mut out = Vec::new();
+/// compress_chunk(&CParams::default(), &data, &mut out).unwrap();
+/// let header = chunk::Header::parse(&out).unwrap();
+/// assert_eq!((header.version, header.extended), (2, false)); // a Blosc 1.x chunk
+/// let mut back = vec![0u8; 5000];
+/// chunk::decompress(&DParams::default(), &out, &mut back, None).unwrap();
+/// assert_eq!(back, data);
+/// ```
 pub fn compress_chunk(params: &CParams, src: &[u8], out: &mut Vec<u8>) -> Result<()> {
     check_params(params)?;
     let mut p = params.clone();

@@ -9,6 +9,24 @@ use sha2::{Digest as _, Sha224, Sha256, Sha384, Sha512};
 use std::fmt;
 
 /// A checksum algorithm of the Bloscpack format, with its id as the discriminant.
+///
+/// # Examples
+///
+/// ```
+/// # use std::io::Cursor;
+/// # use b2rs::bloscpack::{self, PackParams, Reader};
+/// #
+/// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+/// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+/// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+/// use b2rs::bloscpack::Checksum;
+///
+/// let sha = PackParams { checksum: Checksum::Sha256, ..params.clone() };
+/// let file = bloscpack::pack(&data, &sha, None).unwrap();
+/// assert_eq!(Reader::new(Cursor::new(&file)).unwrap().header().checksum, Checksum::Sha256);
+/// assert_eq!(bloscpack::unpack(&file).unwrap().0, data);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Checksum {
     /// No checksum (id 0, 0 bytes).
@@ -50,16 +68,42 @@ impl Checksum {
     ];
 
     /// The checksum with this id, if it is one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::bloscpack::Checksum;
+    ///
+    /// assert_eq!(Checksum::from_id(2), Some(Checksum::Crc32));
+    /// assert_eq!(Checksum::from_id(9), None);
+    /// ```
     pub fn from_id(id: u8) -> Option<Checksum> {
         Checksum::ALL.get(id as usize).copied()
     }
 
     /// The id stored in the headers.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::bloscpack::Checksum;
+    ///
+    /// assert_eq!(Checksum::Sha512.id(), 8);
+    /// ```
     pub fn id(self) -> u8 {
         self as u8
     }
 
     /// The name bloscpack uses (`"None"`, `"adler32"`, `"crc32"`, `"md5"`, `"sha1"`, …).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::bloscpack::Checksum;
+    ///
+    /// assert_eq!(Checksum::Adler32.name(), "adler32");
+    /// assert_eq!(Checksum::None.name(), "None");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Checksum::None => "None",
@@ -75,6 +119,15 @@ impl Checksum {
     }
 
     /// The checksum with this bloscpack name (case-insensitive).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::bloscpack::Checksum;
+    ///
+    /// assert_eq!(Checksum::from_name("SHA1"), Some(Checksum::Sha1));
+    /// assert_eq!(Checksum::from_name("blake3"), None);
+    /// ```
     pub fn from_name(name: &str) -> Option<Checksum> {
         Checksum::ALL
             .into_iter()
@@ -82,6 +135,16 @@ impl Checksum {
     }
 
     /// Length of the digest in bytes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::bloscpack::Checksum;
+    ///
+    /// assert_eq!(Checksum::None.size(), 0);
+    /// assert_eq!(Checksum::Md5.size(), 16);
+    /// assert_eq!(Checksum::Sha384.size(), 48);
+    /// ```
     pub fn size(self) -> usize {
         match self {
             Checksum::None => 0,
@@ -96,6 +159,17 @@ impl Checksum {
     }
 
     /// The digest of `data`, as stored in a file.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::bloscpack::Checksum;
+    ///
+    /// // Adler-32 of "Wikipedia" is 0x11E60398, stored little-endian
+    /// assert_eq!(Checksum::Adler32.digest(b"Wikipedia").as_bytes(), 0x11E6_0398u32.to_le_bytes());
+    /// // CRC-32 of "123456789" is 0xCBF43926
+    /// assert_eq!(Checksum::Crc32.digest(b"123456789").as_bytes(), 0xCBF4_3926u32.to_le_bytes());
+    /// ```
     pub fn digest(self, data: &[u8]) -> Digest {
         let mut d = Digest {
             len: self.size() as u8,
@@ -126,6 +200,16 @@ impl fmt::Display for Checksum {
 }
 
 /// A digest of up to [`MAX_DIGEST_SIZE`] bytes (no allocation).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::bloscpack::Checksum;
+///
+/// let d = Checksum::Sha1.digest(b"abc");
+/// assert_eq!(d.as_bytes().len(), 20);
+/// assert_eq!(d.as_bytes()[..4], [0xa9, 0x99, 0x3e, 0x36]);
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Digest {
     len: u8,
@@ -134,6 +218,15 @@ pub struct Digest {
 
 impl Digest {
     /// The digest bytes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::bloscpack::Checksum;
+    ///
+    /// assert_eq!(Checksum::Md5.digest(b"").as_bytes()[..4], [0xd4, 0x1d, 0x8c, 0xd9]);
+    /// assert!(Checksum::None.digest(b"abc").as_bytes().is_empty());
+    /// ```
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes[..self.len as usize]
     }

@@ -5,6 +5,22 @@ use std::fmt;
 use std::io;
 
 /// The part of a Bloscpack file being read when it ended early.
+///
+/// # Examples
+///
+/// ```
+/// # use std::io::Cursor;
+/// # use b2rs::bloscpack::{self, PackParams, Reader};
+/// #
+/// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+/// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+/// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+/// use b2rs::bloscpack::{Error, Part};
+///
+/// assert!(matches!(bloscpack::unpack(&file[..20]), Err(Error::Truncated(Part::Header))));
+/// assert!(matches!(bloscpack::unpack(&file[..file.len() - 10]), Err(Error::Truncated(Part::Chunk(2)))));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Part {
     /// The 32-byte (16 for version 1) Bloscpack header.
@@ -32,6 +48,28 @@ impl fmt::Display for Part {
 }
 
 /// What went wrong reading, writing or appending to a Bloscpack file.
+///
+/// # Examples
+///
+/// ```
+/// # use std::io::Cursor;
+/// # use b2rs::bloscpack::{self, PackParams, Reader};
+/// #
+/// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+/// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+/// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+/// use b2rs::bloscpack::Error;
+///
+/// let mut bad = file.clone();
+/// bad[..4].copy_from_slice(b"nope");
+/// assert!(matches!(bloscpack::unpack(&bad), Err(Error::BadMagic(m)) if &m == b"nope"));
+/// // a flipped byte in the last chunk: its Adler-32 no longer matches
+/// let mut bad = file.clone();
+/// let n = bad.len();
+/// bad[n - 6] ^= 0xff;
+/// assert!(matches!(bloscpack::unpack(&bad), Err(Error::ChunkChecksum { chunk: 2 } | Error::BadChunk { chunk: 2, .. })));
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
@@ -104,11 +142,37 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
     /// The closest `BLOSC2_ERROR_*` code (negative).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # use b2rs::bloscpack::{self, PackParams, Reader};
+    /// #
+    /// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+    /// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+    /// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+    /// use b2rs::bloscpack::Error;
+    ///
+    /// let err = bloscpack::unpack(&file[..10]).unwrap_err();
+    /// assert_eq!(err.code(), b2rs::Error::ReadBuffer.code());
+    /// assert_eq!(Error::MetadataChecksum.code(), -3);
+    /// ```
     pub fn code(&self) -> i32 {
         self.core().code()
     }
 
     /// The closest core error.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::bloscpack::Error;
+    ///
+    /// assert_eq!(Error::UnsupportedVersion(9).core(), b2rs::Error::VersionSupport);
+    /// assert_eq!(Error::ChunkIndex { chunk: 5, nchunks: 3 }.core(), b2rs::Error::InvalidIndex);
+    /// ```
     pub fn core(&self) -> crate::Error {
         use crate::Error as E;
         match self {

@@ -34,6 +34,21 @@ pub mod options {
 }
 
 /// A decoded Bloscpack header.
+///
+/// # Examples
+///
+/// ```
+/// # use std::io::Cursor;
+/// # use b2rs::bloscpack::{self, PackParams, Reader};
+/// #
+/// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+/// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+/// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+/// let h = *Reader::new(Cursor::new(&file)).unwrap().header();
+/// assert_eq!((h.format_version, h.typesize, h.offsets, h.metadata), (3, 8, true, true));
+/// assert_eq!((h.chunk_size, h.last_chunk, h.nchunks, h.max_app_chunks), (4000, 4000, 3, 30));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Header {
     /// Format version (1, 2 or 3).
@@ -85,6 +100,22 @@ fn le_i64(b: &[u8], at: usize) -> i64 {
 
 impl Header {
     /// Length of this header in the file (16 for version 1, else 32).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # use b2rs::bloscpack::{self, PackParams, Reader};
+    /// #
+    /// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+    /// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+    /// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+    /// use b2rs::bloscpack::Header;
+    ///
+    /// let h = Header::decode(&file).unwrap();
+    /// assert_eq!(h.encoded_len(), 32);
+    /// ```
     pub fn encoded_len(&self) -> usize {
         if self.format_version == 1 {
             V1_HEADER_LENGTH
@@ -94,6 +125,18 @@ impl Header {
     }
 
     /// Check the constraints of BLOSCPACK.md §2 (and §8 for old versions).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::bloscpack::Header;
+    ///
+    /// let mut h = Header { nchunks: 2, chunk_size: 100, last_chunk: 50, ..Header::default() };
+    /// assert!(h.validate().is_ok());
+    /// // the last chunk cannot be larger than the others
+    /// h.last_chunk = 150;
+    /// assert!(h.validate().is_err());
+    /// ```
     pub fn validate(&self) -> Result<()> {
         if !(1..=FORMAT_VERSION).contains(&self.format_version) {
             return Err(Error::UnsupportedVersion(self.format_version).traced());
@@ -172,12 +215,34 @@ impl Header {
     }
 
     /// Total uncompressed size, `chunk-size × (nchunks − 1) + last-chunk`, when known.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::bloscpack::Header;
+    ///
+    /// let h = Header { nchunks: 3, chunk_size: 100, last_chunk: 40, ..Header::default() };
+    /// assert_eq!(h.nbytes(), Some(240));
+    /// assert_eq!(Header::default().nbytes(), None); // unknown
+    /// ```
     pub fn nbytes(&self) -> Option<u64> {
         self.nbytes_u128().and_then(|n| u64::try_from(n).ok())
     }
 
     /// The uncompressed size chunk `i` must have, when the header tells it.
     /// With `nchunks` −1 the last chunk is not known: see [`Header::max_chunk_nbytes`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::bloscpack::Header;
+    ///
+    /// let h = Header { nchunks: 3, chunk_size: 100, last_chunk: 40, ..Header::default() };
+    /// assert_eq!(h.chunk_nbytes(0), Some(100));
+    /// assert_eq!(h.chunk_nbytes(2), Some(40));
+    /// // nchunks unknown (-1): the header does not tell
+    /// assert_eq!(Header { nchunks: -1, chunk_size: 100, ..h }.chunk_nbytes(0), None);
+    /// ```
     pub fn chunk_nbytes(&self, i: u64) -> Option<usize> {
         if self.nchunks < 0 {
             return None;
@@ -192,11 +257,37 @@ impl Header {
     }
 
     /// The largest uncompressed size a chunk may have (`chunk-size`), when known.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::bloscpack::Header;
+    ///
+    /// let h = Header { nchunks: 3, chunk_size: 100, last_chunk: 40, ..Header::default() };
+    /// assert_eq!(h.max_chunk_nbytes(), Some(100));
+    /// ```
     pub fn max_chunk_nbytes(&self) -> Option<usize> {
         usize::try_from(self.chunk_size).ok()
     }
 
     /// Number of entries of the offsets table (`nchunks + max-app-chunks`), 0 without one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # use b2rs::bloscpack::{self, PackParams, Reader};
+    /// #
+    /// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+    /// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+    /// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+    /// use b2rs::bloscpack::Header;
+    ///
+    /// // 3 chunks and 30 free slots
+    /// assert_eq!(Header::decode(&file).unwrap().offsets_entries(), 33);
+    /// assert_eq!(Header::default().offsets_entries(), 0);
+    /// ```
     pub fn offsets_entries(&self) -> u64 {
         if self.offsets && self.nchunks >= 0 {
             self.nchunks as u64 + self.max_app_chunks as u64
@@ -206,6 +297,23 @@ impl Header {
     }
 
     /// The 32-byte version-3 encoding (the header is validated first).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # use b2rs::bloscpack::{self, PackParams, Reader};
+    /// #
+    /// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+    /// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+    /// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+    /// use b2rs::bloscpack::Header;
+    ///
+    /// let h = Header::decode(&file).unwrap();
+    /// assert_eq!(h.encode().unwrap(), file[..32]);
+    /// assert_eq!(&file[..4], b"blpk");
+    /// ```
     pub fn encode(&self) -> Result<[u8; HEADER_LENGTH]> {
         if self.format_version != FORMAT_VERSION {
             return Err(Error::UnsupportedVersion(self.format_version).traced());
@@ -226,6 +334,22 @@ impl Header {
 
     /// Decode and validate a header from the start of `buf` (16 bytes suffice for version 1, 32
     /// are needed otherwise).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # use b2rs::bloscpack::{self, PackParams, Reader};
+    /// #
+    /// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+    /// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+    /// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+    /// use b2rs::bloscpack::{Error, Header};
+    ///
+    /// assert_eq!(Header::decode(&file).unwrap().nchunks, 3);
+    /// assert!(matches!(Header::decode(b"blpk"), Err(Error::Truncated(_))));
+    /// ```
     pub fn decode(buf: &[u8]) -> Result<Header> {
         if buf.len() < V1_HEADER_LENGTH {
             return Err(Error::Truncated(Part::Header).traced());
@@ -280,6 +404,24 @@ impl Header {
     }
 
     /// Read and decode a header; returns it with the number of bytes consumed.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # use b2rs::bloscpack::{self, PackParams, Reader};
+    /// #
+    /// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+    /// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+    /// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+    /// use b2rs::bloscpack::Header;
+    ///
+    /// let mut r = Cursor::new(&file);
+    /// let (h, n) = Header::read_from(&mut r).unwrap();
+    /// assert_eq!((h.nchunks, n), (3, 32));
+    /// assert_eq!(r.position(), 32);
+    /// ```
     pub fn read_from<R: Read>(r: &mut R) -> Result<(Header, usize)> {
         let mut buf = [0u8; HEADER_LENGTH];
         r.read_exact(&mut buf[..V1_HEADER_LENGTH])
@@ -304,6 +446,16 @@ impl Header {
 /// (`calculate_nchunks`, BLOSCPACK.md §2): returns `(nchunks, chunk-size, last-chunk)`.
 ///
 /// `size == 0` gives one empty chunk; a `chunk_size` larger than `size` is reduced to `size`.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::bloscpack::calculate_nchunks;
+///
+/// assert_eq!(calculate_nchunks(10_000, 4096).unwrap(), (3, 4096, 1808));
+/// assert_eq!(calculate_nchunks(100, 4096).unwrap(), (1, 100, 100));
+/// assert_eq!(calculate_nchunks(0, 4096).unwrap(), (1, 0, 0));
+/// ```
 pub fn calculate_nchunks(size: u64, chunk_size: usize) -> Result<(u64, i32, i32)> {
     if size == 0 {
         return Ok((1, 0, 0));

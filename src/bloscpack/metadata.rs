@@ -28,6 +28,17 @@ pub const MAX_META_SIZE: u64 = u32::MAX as u64;
 pub const MAX_META_LEVEL: u8 = 9;
 
 /// How the stored metadata is encoded (`meta-codec`).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::bloscpack::{self, MetaCodec, MetadataParams, PackParams};
+///
+/// let params = PackParams { metadata: MetadataParams { codec: MetaCodec::None, ..MetadataParams::default() }, ..PackParams::default() };
+/// let file = bloscpack::pack(b"data", &params, Some(b"{}")).unwrap();
+/// let (_, meta) = bloscpack::unpack(&file).unwrap();
+/// assert_eq!(meta.unwrap().header.meta_codec, MetaCodec::None);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum MetaCodec {
     /// Stored as is (0).
@@ -39,6 +50,15 @@ pub enum MetaCodec {
 
 impl MetaCodec {
     /// The codec with this id.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::bloscpack::MetaCodec;
+    ///
+    /// assert_eq!(MetaCodec::from_id(1), Some(MetaCodec::Zlib));
+    /// assert_eq!(MetaCodec::from_id(2), None);
+    /// ```
     pub fn from_id(id: u8) -> Option<MetaCodec> {
         match id {
             0 => Some(MetaCodec::None),
@@ -48,12 +68,36 @@ impl MetaCodec {
     }
 
     /// The id stored in the metadata header.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::bloscpack::MetaCodec;
+    ///
+    /// assert_eq!((MetaCodec::None.id(), MetaCodec::Zlib.id()), (0, 1));
+    /// ```
     pub fn id(self) -> u8 {
         self as u8
     }
 }
 
 /// A decoded metadata header.
+///
+/// # Examples
+///
+/// ```
+/// # use std::io::Cursor;
+/// # use b2rs::bloscpack::{self, PackParams, Reader};
+/// #
+/// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+/// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+/// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+/// let meta = Reader::new(Cursor::new(&file)).unwrap().metadata().unwrap().clone();
+/// let h = meta.header;
+/// assert_eq!((h.magic_name(), h.meta_size as usize), (&b"JSON"[..], br#"{"units":"m"}"#.len()));
+/// assert_eq!(h.max_meta_size, 10 * h.meta_size);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MetadataHeader {
     /// Serializer name, NUL padded (`JSON`).
@@ -82,6 +126,20 @@ fn le_u32(b: &[u8], at: usize) -> u32 {
 
 impl MetadataHeader {
     /// The serializer name without its NUL padding.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # use b2rs::bloscpack::{self, PackParams, Reader};
+    /// #
+    /// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+    /// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+    /// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+    /// let r = Reader::new(Cursor::new(&file)).unwrap();
+    /// assert_eq!(r.metadata().unwrap().header.magic_name(), b"JSON");
+    /// ```
     pub fn magic_name(&self) -> &[u8] {
         let end = self
             .magic_format
@@ -92,11 +150,44 @@ impl MetadataHeader {
     }
 
     /// Length of the whole section: header, reserved space and digest.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # use b2rs::bloscpack::{self, PackParams, Reader};
+    /// #
+    /// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+    /// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+    /// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+    /// let r = Reader::new(Cursor::new(&file)).unwrap();
+    /// let h = r.metadata().unwrap().header;
+    /// // the offsets table follows the metadata section
+    /// assert_eq!(32 + h.section_len(), r.offsets_pos());
+    /// ```
     pub fn section_len(&self) -> u64 {
         METADATA_HEADER_LENGTH as u64 + self.max_meta_size as u64 + self.meta_checksum.size() as u64
     }
 
     /// The 32-byte encoding.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # use b2rs::bloscpack::{self, PackParams, Reader};
+    /// #
+    /// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+    /// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+    /// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+    /// use b2rs::bloscpack::MetadataHeader;
+    ///
+    /// let h = Reader::new(Cursor::new(&file)).unwrap().metadata().unwrap().header;
+    /// assert_eq!(h.encode(), file[32..64]);
+    /// assert_eq!(MetadataHeader::decode(&h.encode()).unwrap(), h);
+    /// ```
     pub fn encode(&self) -> [u8; METADATA_HEADER_LENGTH] {
         let mut b = [0u8; METADATA_HEADER_LENGTH];
         b[..8].copy_from_slice(&self.magic_format);
@@ -112,6 +203,23 @@ impl MetadataHeader {
     }
 
     /// Decode and validate a metadata header.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # use b2rs::bloscpack::{self, PackParams, Reader};
+    /// #
+    /// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+    /// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+    /// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+    /// use b2rs::bloscpack::MetadataHeader;
+    ///
+    /// let h = MetadataHeader::decode(&file[32..64]).unwrap();
+    /// assert_eq!(h.magic_name(), b"JSON");
+    /// assert!(MetadataHeader::decode(&file[32..40]).is_err());
+    /// ```
     pub fn decode(b: &[u8]) -> Result<MetadataHeader> {
         if b.len() < METADATA_HEADER_LENGTH {
             return Err(Error::Truncated(Part::Metadata).traced());
@@ -164,6 +272,22 @@ impl MetadataHeader {
 }
 
 /// A metadata section read from a file.
+///
+/// # Examples
+///
+/// ```
+/// # use std::io::Cursor;
+/// # use b2rs::bloscpack::{self, PackParams, Reader};
+/// #
+/// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+/// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+/// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+/// let (_, meta) = bloscpack::unpack(&file).unwrap();
+/// let meta = meta.unwrap();
+/// assert_eq!(meta.data, br#"{"units":"m"}"#);
+/// assert_eq!(meta.header.meta_size as usize, meta.data.len());
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Metadata {
     /// Its header.
@@ -173,6 +297,17 @@ pub struct Metadata {
 }
 
 /// How the writer stores metadata. The defaults are bloscpack's.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::bloscpack::{self, Checksum, MetadataParams, PackParams};
+///
+/// let metadata = MetadataParams { checksum: Checksum::Crc32, level: 9, max_meta_size: Some(1000), ..MetadataParams::default() };
+/// let file = bloscpack::pack(b"data", &PackParams { metadata, ..PackParams::default() }, Some(b"{\"k\":1}")).unwrap();
+/// let h = bloscpack::unpack(&file).unwrap().1.unwrap().header;
+/// assert_eq!((h.meta_checksum, h.meta_level, h.max_meta_size), (Checksum::Crc32, 9, 1000));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MetadataParams {
     /// Checksum of the stored bytes (default Adler-32).
@@ -197,6 +332,20 @@ impl Default for MetadataParams {
 }
 
 /// An encoded metadata section, ready to be written.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::bloscpack::metadata::{read_section, MetadataSection};
+/// use b2rs::bloscpack::MetadataParams;
+///
+/// let section = MetadataSection::new(br#"{"a": [1, 2, 3]}"#, &MetadataParams::default()).unwrap();
+/// let mut out = Vec::new();
+/// section.write_to(&mut out).unwrap();
+/// assert_eq!(out.len() as u64, section.len());
+/// let (meta, len) = read_section(&mut &out[..]).unwrap();
+/// assert_eq!((meta.data, len), (br#"{"a": [1, 2, 3]}"#.to_vec(), section.len()));
+/// ```
 #[derive(Debug, Clone)]
 pub struct MetadataSection {
     /// The metadata header.
@@ -209,6 +358,19 @@ impl MetadataSection {
     /// Encode `data` (the serialized metadata, e.g. JSON text) like bloscpack's writer: zlib is
     /// kept only when its output is not longer than `data`; `max-meta-size` defaults to
     /// 10 × `data.len()`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::bloscpack::metadata::MetadataSection;
+    /// use b2rs::bloscpack::{MetaCodec, MetadataParams};
+    ///
+    /// // zlib is dropped when it does not make the data smaller
+    /// let tiny = MetadataSection::new(b"{}", &MetadataParams::default()).unwrap();
+    /// assert_eq!(tiny.header.meta_codec, MetaCodec::None);
+    /// let long = MetadataSection::new(&b"{\"k\": 0}".repeat(50), &MetadataParams::default()).unwrap();
+    /// assert_eq!(long.header.meta_codec, MetaCodec::Zlib);
+    /// ```
     pub fn new(data: &[u8], params: &MetadataParams) -> Result<MetadataSection> {
         if params.level > MAX_META_LEVEL {
             return Err(Error::param(format!(
@@ -269,16 +431,49 @@ impl MetadataSection {
     }
 
     /// Length of the section in the file.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::bloscpack::metadata::MetadataSection;
+    /// use b2rs::bloscpack::MetadataParams;
+    ///
+    /// let s = MetadataSection::new(b"{}", &MetadataParams::default()).unwrap();
+    /// // header, 10 x 2 reserved bytes and an Adler-32 digest
+    /// assert_eq!(s.len(), 32 + 20 + 4);
+    /// ```
     pub fn len(&self) -> u64 {
         self.header.section_len()
     }
 
     /// Whether the section is empty (never: it has at least its header).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::bloscpack::metadata::MetadataSection;
+    /// use b2rs::bloscpack::MetadataParams;
+    ///
+    /// assert!(!MetadataSection::new(b"{}", &MetadataParams::default()).unwrap().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         false
     }
 
     /// Write the section (header, stored bytes, zero padding, digest).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::bloscpack::metadata::MetadataSection;
+    /// use b2rs::bloscpack::MetadataParams;
+    ///
+    /// let s = MetadataSection::new(b"{}", &MetadataParams::default()).unwrap();
+    /// let mut out = Vec::new();
+    /// s.write_to(&mut out).unwrap();
+    /// assert_eq!(out[..32], s.header.encode());
+    /// assert_eq!(&out[32..34], b"{}");
+    /// ```
     pub fn write_to<W: Write>(&self, w: &mut W) -> io::Result<()> {
         w.write_all(&self.header.encode())?;
         w.write_all(&self.stored)?;
@@ -290,6 +485,23 @@ impl MetadataSection {
 
 /// Read a metadata section: check its checksum and decompress it. Returns the metadata and the
 /// section length.
+///
+/// # Examples
+///
+/// ```
+/// # use std::io::Cursor;
+/// # use b2rs::bloscpack::{self, PackParams, Reader};
+/// #
+/// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+/// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+/// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+/// use b2rs::bloscpack::metadata::read_section;
+///
+/// let (meta, len) = read_section(&mut &file[32..]).unwrap();
+/// assert_eq!(meta.data, br#"{"units":"m"}"#);
+/// assert_eq!(len, meta.header.section_len());
+/// ```
 pub fn read_section<R: Read>(r: &mut R) -> Result<(Metadata, u64)> {
     let raw = read_vec(r, METADATA_HEADER_LENGTH as u64, Part::Metadata)?;
     let header = MetadataHeader::decode(&raw)?;

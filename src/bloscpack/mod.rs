@@ -49,6 +49,17 @@ use std::io::{BufReader, BufWriter, Cursor, Read, Seek, Write};
 use std::path::Path;
 
 /// Pack `src` into a new in-memory Bloscpack file.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::bloscpack::{self, PackParams};
+///
+/// let data = vec![42u8; 10_000];
+/// let file = bloscpack::pack(&data, &PackParams::default(), None).unwrap();
+/// assert!(file.len() < 1000);
+/// assert_eq!(bloscpack::unpack(&file).unwrap(), (data, None));
+/// ```
 pub fn pack(src: &[u8], params: &PackParams, metadata: Option<&[u8]>) -> Result<Vec<u8>> {
     let mut w = Writer::new(
         Cursor::new(Vec::new()),
@@ -61,6 +72,19 @@ pub fn pack(src: &[u8], params: &PackParams, metadata: Option<&[u8]>) -> Result<
 }
 
 /// Pack `len` bytes read from `src` into `dst` (from its current position), chunk by chunk.
+///
+/// # Examples
+///
+/// ```
+/// use std::io::Cursor;
+/// use b2rs::bloscpack::{self, PackParams};
+///
+/// let data: Vec<u8> = (0..20_000u32).map(|i| (i % 251) as u8).collect();
+/// let params = PackParams { chunk_size: 8192, ..PackParams::default() };
+/// let out = bloscpack::pack_stream(&mut &data[..], data.len() as u64, Cursor::new(Vec::new()), &params, None).unwrap();
+/// let file = out.into_inner();
+/// assert_eq!(bloscpack::unpack(&file).unwrap().0, data);
+/// ```
 pub fn pack_stream<R, W>(
     src: &mut R,
     len: u64,
@@ -87,6 +111,22 @@ where
 }
 
 /// Unpack an in-memory Bloscpack file: the data and the metadata, if any.
+///
+/// # Examples
+///
+/// ```
+/// # use std::io::Cursor;
+/// # use b2rs::bloscpack::{self, PackParams, Reader};
+/// #
+/// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+/// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+/// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+/// let (back, meta) = bloscpack::unpack(&file).unwrap();
+/// assert_eq!(back, data);
+/// assert_eq!(meta.unwrap().data, br#"{"units":"m"}"#);
+/// assert!(bloscpack::unpack(b"not a bloscpack file at all......").is_err());
+/// ```
 pub fn unpack(src: &[u8]) -> Result<(Vec<u8>, Option<Metadata>)> {
     let mut r = Reader::new(src)?;
     let mut out = Vec::new();
@@ -101,6 +141,22 @@ pub fn unpack(src: &[u8]) -> Result<(Vec<u8>, Option<Metadata>)> {
 
 /// Unpack the Bloscpack file read from `src` into `dst`, chunk by chunk. Returns the number of
 /// bytes written and the metadata.
+///
+/// # Examples
+///
+/// ```
+/// # use std::io::Cursor;
+/// # use b2rs::bloscpack::{self, PackParams, Reader};
+/// #
+/// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+/// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+/// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+/// let mut out = Vec::new();
+/// let (n, meta) = bloscpack::unpack_stream(Cursor::new(&file), &mut out).unwrap();
+/// assert_eq!((n, out), (12_000, data));
+/// assert!(meta.is_some());
+/// ```
 pub fn unpack_stream<R, W>(src: R, dst: &mut W) -> Result<(u64, Option<Metadata>)>
 where
     R: Read,
@@ -152,6 +208,25 @@ pub fn pack_file(
 
 /// Unpack the Bloscpack file `src` into the file `dst` (created or truncated). Returns the
 /// number of bytes written.
+///
+/// # Examples
+///
+/// ```
+/// # use std::io::Cursor;
+/// # use b2rs::bloscpack::{self, PackParams, Reader};
+/// #
+/// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+/// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+/// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+/// let dir = std::env::temp_dir();
+/// let (blp, raw) = (dir.join(format!("b2rs-doc-{}.blp", std::process::id())), dir.join(format!("b2rs-doc-{}.raw", std::process::id())));
+/// std::fs::write(&blp, &file).unwrap();
+/// assert_eq!(bloscpack::unpack_file(&blp, &raw).unwrap(), 12_000);
+/// assert_eq!(std::fs::read(&raw).unwrap(), data);
+/// std::fs::remove_file(&blp).unwrap();
+/// std::fs::remove_file(&raw).unwrap();
+/// ```
 pub fn unpack_file(src: &Path, dst: &Path) -> Result<u64> {
     let input = BufReader::new(open(src)?);
     let mut out = BufWriter::new(File::create(dst).map_err(write_err)?);
@@ -161,6 +236,24 @@ pub fn unpack_file(src: &Path, dst: &Path) -> Result<u64> {
 }
 
 /// Header and metadata of the Bloscpack file `path`.
+///
+/// # Examples
+///
+/// ```
+/// # use std::io::Cursor;
+/// # use b2rs::bloscpack::{self, PackParams, Reader};
+/// #
+/// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+/// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+/// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+/// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.blp", std::process::id()));
+/// std::fs::write(&path, &file).unwrap();
+/// let (header, meta) = bloscpack::read_info(&path).unwrap();
+/// assert_eq!((header.nchunks, header.chunk_size), (3, 4000));
+/// assert_eq!(meta.unwrap().data, br#"{"units":"m"}"#);
+/// std::fs::remove_file(&path).unwrap();
+/// ```
 pub fn read_info(path: &Path) -> Result<(Header, Option<Metadata>)> {
     let r = Reader::new(BufReader::new(open(path)?))?;
     Ok((*r.header(), r.metadata().cloned()))
@@ -168,6 +261,24 @@ pub fn read_info(path: &Path) -> Result<(Header, Option<Metadata>)> {
 
 /// Append `data` to the Bloscpack file `path` (see [`append()`]); the file is truncated after
 /// the new end of the data. Returns the number of chunks added.
+///
+/// # Examples
+///
+/// ```
+/// # use std::io::Cursor;
+/// # use b2rs::bloscpack::{self, PackParams, Reader};
+/// #
+/// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+/// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+/// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+/// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.blp", std::process::id()));
+/// std::fs::write(&path, &file).unwrap();
+/// assert_eq!(bloscpack::append_file(&path, &[1u8; 100], None).unwrap(), 1);
+/// let (back, _) = bloscpack::unpack(&std::fs::read(&path).unwrap()).unwrap();
+/// assert_eq!(back.len(), 12_100);
+/// std::fs::remove_file(&path).unwrap();
+/// ```
 pub fn append_file(path: &Path, data: &[u8], cparams: Option<&CParams>) -> Result<u64> {
     let mut file = OpenOptions::new()
         .read(true)
@@ -181,6 +292,24 @@ pub fn append_file(path: &Path, data: &[u8], cparams: Option<&CParams>) -> Resul
 }
 
 /// Replace the metadata of the Bloscpack file `path` in place (see [`rewrite_metadata()`]).
+///
+/// # Examples
+///
+/// ```
+/// # use std::io::Cursor;
+/// # use b2rs::bloscpack::{self, PackParams, Reader};
+/// #
+/// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+/// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+/// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+/// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.blp", std::process::id()));
+/// std::fs::write(&path, &file).unwrap();
+/// bloscpack::rewrite_metadata_file(&path, br#"{"units":"cm"}"#, None).unwrap();
+/// let (_, meta) = bloscpack::read_info(&path).unwrap();
+/// assert_eq!(meta.unwrap().data, br#"{"units":"cm"}"#);
+/// std::fs::remove_file(&path).unwrap();
+/// ```
 pub fn rewrite_metadata_file(
     path: &Path,
     data: &[u8],

@@ -21,6 +21,25 @@ use crate::params::DParams;
 use std::io::{Read, Seek, SeekFrom, Write};
 
 /// A Bloscpack file opened for reading.
+///
+/// # Examples
+///
+/// ```
+/// # use std::io::Cursor;
+/// # use b2rs::bloscpack::{self, PackParams, Reader};
+/// #
+/// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+/// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+/// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+/// let mut r = Reader::new(Cursor::new(&file)).unwrap();
+/// let mut back = Vec::new();
+/// while let Some(chunk) = r.read_next_chunk().unwrap() {
+///     assert_eq!(chunk.len(), 4000);
+///     back.extend_from_slice(&chunk);
+/// }
+/// assert_eq!(back, data);
+/// ```
 #[derive(Debug)]
 pub struct Reader<R> {
     inner: R,
@@ -47,6 +66,23 @@ pub struct Reader<R> {
 impl<R: Read> Reader<R> {
     /// Read the header, metadata and offsets table from `inner`, which must be at the start of
     /// the Bloscpack header.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # use b2rs::bloscpack::{self, PackParams, Reader};
+    /// #
+    /// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+    /// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+    /// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+    /// use b2rs::bloscpack::Error;
+    ///
+    /// let r = Reader::new(Cursor::new(&file)).unwrap();
+    /// assert_eq!(r.header().nchunks, 3);
+    /// assert!(matches!(Reader::new(Cursor::new(b"blpk")), Err(Error::Truncated(_))));
+    /// ```
     pub fn new(mut inner: R) -> Result<Reader<R>> {
         let (header, mut pos) = Header::read_from(&mut inner).map(|(h, n)| (h, n as u64))?;
         let metadata = if header.metadata {
@@ -88,47 +124,189 @@ impl<R: Read> Reader<R> {
     }
 
     /// The Bloscpack header.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # use b2rs::bloscpack::{self, PackParams, Reader};
+    /// #
+    /// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+    /// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+    /// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+    /// assert_eq!(Reader::new(Cursor::new(&file)).unwrap().header().typesize, 8);
+    /// ```
     pub fn header(&self) -> &Header {
         &self.header
     }
 
     /// The metadata section, if the file has one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # use b2rs::bloscpack::{self, PackParams, Reader};
+    /// #
+    /// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+    /// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+    /// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+    /// let r = Reader::new(Cursor::new(&file)).unwrap();
+    /// assert_eq!(r.metadata().unwrap().data, br#"{"units":"m"}"#);
+    /// let plain = bloscpack::pack(&data, &params, None).unwrap();
+    /// assert!(Reader::new(Cursor::new(&plain)).unwrap().metadata().is_none());
+    /// ```
     pub fn metadata(&self) -> Option<&Metadata> {
         self.metadata.as_ref()
     }
 
     /// The first `nchunks` entries of the offsets table (empty without one); −1 = never written.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # use b2rs::bloscpack::{self, PackParams, Reader};
+    /// #
+    /// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+    /// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+    /// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+    /// let r = Reader::new(Cursor::new(&file)).unwrap();
+    /// let offsets = r.offsets();
+    /// assert_eq!(offsets.len(), 3);
+    /// assert_eq!(offsets[0] as u64, r.data_start());
+    /// assert!(offsets[0] < offsets[1] && offsets[1] < offsets[2]);
+    /// ```
     pub fn offsets(&self) -> &[i64] {
         &self.offsets
     }
 
     /// Position of the offsets table (from the start of the header).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # use b2rs::bloscpack::{self, PackParams, Reader};
+    /// #
+    /// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+    /// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+    /// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+    /// let r = Reader::new(Cursor::new(&file)).unwrap();
+    /// // the table follows the metadata section; 33 entries of 8 bytes
+    /// assert_eq!(r.offsets_pos() + 33 * 8, r.data_start());
+    /// ```
     pub fn offsets_pos(&self) -> u64 {
         self.offsets_pos
     }
 
     /// Position of chunk 0 (from the start of the header).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # use b2rs::bloscpack::{self, PackParams, Reader};
+    /// #
+    /// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+    /// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+    /// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+    /// let r = Reader::new(Cursor::new(&file)).unwrap();
+    /// assert_eq!(r.data_start(), r.offsets()[0] as u64);
+    /// ```
     pub fn data_start(&self) -> u64 {
         self.data_start
     }
 
     /// The decompression parameters (e.g. the number of threads).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # use b2rs::bloscpack::{self, PackParams, Reader};
+    /// #
+    /// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+    /// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+    /// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+    /// use b2rs::DParams;
+    ///
+    /// let mut r = Reader::new(Cursor::new(&file)).unwrap();
+    /// r.set_dparams(DParams { nthreads: 2, ..DParams::default() });
+    /// assert_eq!(r.read_chunk(1).unwrap(), data[4000..8000]);
+    /// ```
     pub fn set_dparams(&mut self, dparams: DParams) {
         self.dparams = dparams;
     }
 
     /// The underlying reader.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # use b2rs::bloscpack::{self, PackParams, Reader};
+    /// #
+    /// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+    /// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+    /// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+    /// let r = Reader::new(Cursor::new(file.clone())).unwrap();
+    /// assert_eq!(r.into_inner().into_inner(), file);
+    /// ```
     pub fn into_inner(self) -> R {
         self.inner
     }
 
     /// Position after the last byte read (from the start of the header), e.g. the end of the
     /// data after the last chunk has been read.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # use b2rs::bloscpack::{self, PackParams, Reader};
+    /// #
+    /// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+    /// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+    /// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+    /// let mut r = Reader::new(Cursor::new(&file)).unwrap();
+    /// assert_eq!(r.position(), r.data_start());
+    /// r.unpack_to(&mut std::io::sink()).unwrap();
+    /// assert_eq!(r.position(), file.len() as u64); // the end of the data
+    /// ```
     pub fn position(&self) -> u64 {
         self.pos
     }
 
     /// Decompress the next chunk into `out` (replaced). `Ok(false)` after the last chunk.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # use b2rs::bloscpack::{self, PackParams, Reader};
+    /// #
+    /// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+    /// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+    /// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+    /// let mut r = Reader::new(Cursor::new(&file)).unwrap();
+    /// let mut buf = Vec::new();
+    /// let mut n = 0;
+    /// while r.read_next_chunk_into(&mut buf).unwrap() {
+    ///     assert_eq!(buf, data[n * 4000..(n + 1) * 4000]);
+    ///     n += 1;
+    /// }
+    /// assert_eq!(n, 3);
+    /// ```
     pub fn read_next_chunk_into(&mut self, out: &mut Vec<u8>) -> Result<bool> {
         if !self.pos_valid {
             return Err(Error::param(
@@ -158,12 +336,46 @@ impl<R: Read> Reader<R> {
     }
 
     /// Decompress the next chunk; `None` after the last one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # use b2rs::bloscpack::{self, PackParams, Reader};
+    /// #
+    /// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+    /// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+    /// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+    /// let mut r = Reader::new(Cursor::new(&file)).unwrap();
+    /// assert_eq!(r.read_next_chunk().unwrap().unwrap(), data[..4000]);
+    /// r.read_next_chunk().unwrap();
+    /// r.read_next_chunk().unwrap();
+    /// assert!(r.read_next_chunk().unwrap().is_none());
+    /// ```
     pub fn read_next_chunk(&mut self) -> Result<Option<Vec<u8>>> {
         let mut out = Vec::new();
         Ok(self.read_next_chunk_into(&mut out)?.then_some(out))
     }
 
     /// Decompress the remaining chunks into `w`; returns the number of bytes written.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # use b2rs::bloscpack::{self, PackParams, Reader};
+    /// #
+    /// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+    /// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+    /// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+    /// let mut r = Reader::new(Cursor::new(&file)).unwrap();
+    /// r.read_next_chunk().unwrap(); // skip chunk 0
+    /// let mut rest = Vec::new();
+    /// assert_eq!(r.unpack_to(&mut rest).unwrap(), 8000);
+    /// assert_eq!(rest, data[4000..]);
+    /// ```
     pub fn unpack_to<W: Write + ?Sized>(&mut self, w: &mut W) -> Result<u64> {
         let mut buf = Vec::new();
         let mut total = 0u64;
@@ -283,6 +495,23 @@ impl<R: Read> Reader<R> {
 impl<R: Read + Seek> Reader<R> {
     /// Decompress chunk `i`, found through the offsets table. Sequential reading continues
     /// after it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # use b2rs::bloscpack::{self, PackParams, Reader};
+    /// #
+    /// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+    /// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+    /// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+    /// use b2rs::bloscpack::Error;
+    ///
+    /// let mut r = Reader::new(Cursor::new(&file)).unwrap();
+    /// assert_eq!(r.read_chunk(2).unwrap(), data[8000..]);
+    /// assert!(matches!(r.read_chunk(3), Err(Error::ChunkIndex { chunk: 3, nchunks: 3 })));
+    /// ```
     pub fn read_chunk(&mut self, i: u64) -> Result<Vec<u8>> {
         let mut out = Vec::new();
         self.read_chunk_into(i, &mut out)?;
@@ -290,6 +519,24 @@ impl<R: Read + Seek> Reader<R> {
     }
 
     /// Decompress chunk `i` into `out` (replaced), found through the offsets table.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # use b2rs::bloscpack::{self, PackParams, Reader};
+    /// #
+    /// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+    /// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+    /// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+    /// let mut r = Reader::new(Cursor::new(&file)).unwrap();
+    /// let mut buf = vec![0u8; 10];
+    /// r.read_chunk_into(1, &mut buf).unwrap();
+    /// assert_eq!(buf, data[4000..8000]);
+    /// // sequential reading continues after chunk 1
+    /// assert_eq!(r.read_next_chunk().unwrap().unwrap(), data[8000..]);
+    /// ```
     pub fn read_chunk_into(&mut self, i: u64, out: &mut Vec<u8>) -> Result<()> {
         if !self.header.offsets {
             return Err(Error::param(
@@ -319,6 +566,22 @@ impl<R: Read + Seek> Reader<R> {
     }
 
     /// Go back to chunk 0 for sequential reading.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # use b2rs::bloscpack::{self, PackParams, Reader};
+    /// #
+    /// # // 3000 u32 (12 000 bytes) in 3 chunks of 4000 bytes, with JSON metadata
+    /// # let data: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let params = PackParams { chunk_size: 4000, ..PackParams::default() };
+    /// # let file = bloscpack::pack(&data, &params, Some(br#"{"units":"m"}"#)).unwrap();
+    /// let mut r = Reader::new(Cursor::new(&file)).unwrap();
+    /// r.unpack_to(&mut std::io::sink()).unwrap();
+    /// r.rewind().unwrap();
+    /// assert_eq!(r.read_next_chunk().unwrap().unwrap(), data[..4000]);
+    /// ```
     pub fn rewind(&mut self) -> Result<()> {
         self.seek_to(self.data_start, Part::Chunk(0))?;
         self.next_chunk = 0;

@@ -22,6 +22,17 @@ use std::io::{self, Seek, SeekFrom, Write};
 pub const DEFAULT_CHUNK_SIZE: usize = 1 << 20;
 
 /// bloscpack's default Blosc parameters: typesize 8, clevel 7, shuffle, BloscLZ.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::bloscpack::default_cparams;
+/// use b2rs::{codecs, params::filter_id};
+///
+/// let p = default_cparams();
+/// assert_eq!((p.compcode, p.clevel, p.typesize), (codecs::BLOSCLZ, 7, 8));
+/// assert_eq!(p.filters[5], filter_id::SHUFFLE);
+/// ```
 pub fn default_cparams() -> CParams {
     let mut filters = [0u8; MAX_FILTERS];
     filters[MAX_FILTERS - 1] = filter_id::SHUFFLE;
@@ -35,6 +46,25 @@ pub fn default_cparams() -> CParams {
 }
 
 /// How a file is written. The defaults are bloscpack's.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::bloscpack::{self, Checksum, PackParams};
+/// use b2rs::{codecs, CParams};
+///
+/// let params = PackParams {
+///     cparams: CParams { compcode: codecs::ZLIB, typesize: 4, clevel: 9, ..CParams::default() },
+///     chunk_size: 1 << 16,
+///     checksum: Checksum::Crc32,
+///     max_app_chunks: Some(4),
+///     ..PackParams::default()
+/// };
+/// let data = vec![5u8; 200_000];
+/// let file = bloscpack::pack(&data, &params, None).unwrap();
+/// let h = bloscpack::Header::decode(&file).unwrap();
+/// assert_eq!((h.nchunks, h.max_app_chunks, h.typesize, h.checksum), (4, 4, 4, Checksum::Crc32));
+/// ```
 #[derive(Debug, Clone)]
 pub struct PackParams {
     /// Blosc parameters of the chunks: codec (a Blosc 1.x one), clevel, typesize (1–255, also
@@ -69,6 +99,24 @@ impl Default for PackParams {
 /// A Bloscpack file being written. Write the data with [`Writer::write_data`] (or
 /// [`std::io::Write`]), then call [`Writer::finish`]; a writer dropped unfinished leaves an
 /// incomplete file.
+///
+/// # Examples
+///
+/// ```
+/// use std::io::{Cursor, Write};
+/// use b2rs::bloscpack::{self, PackParams, Writer};
+///
+/// // the total size unknown up front: no offsets table
+/// let params = PackParams { chunk_size: 1000, offsets: false, ..PackParams::default() };
+/// let mut w = Writer::new(Cursor::new(Vec::new()), &params, None, None).unwrap();
+/// for i in 0..5u8 {
+///     w.write_all(&[i; 700]).unwrap();
+/// }
+/// let file = w.finish().unwrap().into_inner();
+/// let (back, _) = bloscpack::unpack(&file).unwrap();
+/// assert_eq!(back.len(), 3500);
+/// assert_eq!(bloscpack::Header::decode(&file).unwrap().nchunks, 4);
+/// ```
 #[derive(Debug)]
 pub struct Writer<W: Write + Seek> {
     inner: W,
@@ -94,6 +142,20 @@ impl<W: Write + Seek> Writer<W> {
     /// Start a file at the current position of `inner`. `total_size` is the number of bytes
     /// that will be written (`None`: unknown, then no offsets table is possible); `metadata` the
     /// serialized metadata (JSON text), if any.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::io::Cursor;
+    /// use b2rs::bloscpack::{PackParams, Writer};
+    /// use b2rs::{codecs, CParams};
+    ///
+    /// let w = Writer::new(Cursor::new(Vec::new()), &PackParams::default(), Some(5000), Some(b"{}")).unwrap();
+    /// assert_eq!(w.header().nchunks, 1);
+    /// // Blosc 1.x has no Zstd dictionaries
+    /// let bad = PackParams { cparams: CParams { compcode: codecs::ZSTD, use_dict: true, ..CParams::default() }, ..PackParams::default() };
+    /// assert!(Writer::new(Cursor::new(Vec::new()), &bad, Some(5000), None).is_err());
+    /// ```
     pub fn new(
         mut inner: W,
         params: &PackParams,
@@ -180,11 +242,36 @@ impl<W: Write + Seek> Writer<W> {
     }
 
     /// The header as announced so far.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::io::Cursor;
+    /// use b2rs::bloscpack::{PackParams, Writer};
+    ///
+    /// let params = PackParams { chunk_size: 4096, ..PackParams::default() };
+    /// let w = Writer::new(Cursor::new(Vec::new()), &params, Some(10_000), None).unwrap();
+    /// let h = w.header();
+    /// assert_eq!((h.nchunks, h.chunk_size, h.last_chunk), (3, 4096, 1808));
+    /// ```
     pub fn header(&self) -> &Header {
         &self.header
     }
 
     /// Add data; full chunks are compressed and written as they fill.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::io::Cursor;
+    /// use b2rs::bloscpack::{self, PackParams, Writer};
+    ///
+    /// let mut w = Writer::new(Cursor::new(Vec::new()), &PackParams::default(), Some(300), None).unwrap();
+    /// w.write_data(b"first part, ").unwrap();
+    /// w.write_data(&[b'x'; 288]).unwrap();
+    /// let file = w.finish().unwrap().into_inner();
+    /// assert_eq!(&bloscpack::unpack(&file).unwrap().0[..12], b"first part, ");
+    /// ```
     pub fn write_data(&mut self, mut data: &[u8]) -> Result<()> {
         if let Some(exp) = self.expected {
             if self.consumed + data.len() as u64 > exp {
@@ -233,6 +320,18 @@ impl<W: Write + Seek> Writer<W> {
 
     /// Write the last chunk and the offsets table (or the final header when the size was not
     /// known), leave the stream at the end of the file, and return it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::io::Cursor;
+    /// use b2rs::bloscpack::{PackParams, Writer};
+    ///
+    /// let mut w = Writer::new(Cursor::new(Vec::new()), &PackParams::default(), Some(100), None).unwrap();
+    /// w.write_data(&[1u8; 60]).unwrap();
+    /// // 40 bytes are missing
+    /// assert!(w.finish().is_err());
+    /// ```
     pub fn finish(mut self) -> Result<W> {
         if let Some(exp) = self.expected {
             if self.consumed != exp {

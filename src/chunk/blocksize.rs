@@ -13,6 +13,20 @@ fn is_hcr(compcode: u8) -> bool {
 }
 
 /// The split decision for a block of `bs` bytes (CHUNK.md §10, `split(typesize, bs)`).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::chunk::blocksize::split_block;
+/// use b2rs::{codecs, params::filter_id, SplitMode};
+///
+/// let shuffle = [0, 0, 0, 0, 0, filter_id::SHUFFLE];
+/// // automatic: BloscLZ with shuffle on 4-byte items splits a block into 4 streams
+/// assert!(split_block(SplitMode::Auto, codecs::BLOSCLZ, 5, &shuffle, 4, 8192));
+/// // ... but not with a high-ratio codec like LZ4HC
+/// assert!(!split_block(SplitMode::Auto, codecs::LZ4HC, 5, &shuffle, 4, 8192));
+/// assert!(split_block(SplitMode::Always, codecs::LZ4HC, 5, &shuffle, 4, 8192));
+/// ```
 pub fn split_block(
     splitmode: SplitMode,
     compcode: u8,
@@ -39,6 +53,21 @@ pub fn split_block(
 
 /// The automatic block size for `nbytes` of input (`typesize` is the requested element size).
 /// `user_blocksize` > 0 overrides the automatic choice (then clamped and rounded).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::chunk::blocksize::compute_blocksize;
+/// use b2rs::{codecs, params::filter_id, SplitMode};
+///
+/// let shuffle = [0, 0, 0, 0, 0, filter_id::SHUFFLE];
+/// let auto = compute_blocksize(SplitMode::Auto, codecs::LZ4, 5, &shuffle, 4, 1 << 20, 0);
+/// assert!(auto > 0 && auto < 1 << 20 && auto % 4 == 0);
+/// // a user block size wins
+/// assert_eq!(compute_blocksize(SplitMode::Auto, codecs::LZ4, 5, &shuffle, 4, 1 << 20, 8192), 8192);
+/// // less than one item
+/// assert_eq!(compute_blocksize(SplitMode::Auto, codecs::LZ4, 5, &shuffle, 4, 2, 0), 1);
+/// ```
 #[allow(clippy::too_many_arguments)]
 pub fn compute_blocksize(
     splitmode: SplitMode,

@@ -18,6 +18,17 @@ pub const VERSION_FORMAT_STABLE: u8 = 5;
 pub const VERSION_FORMAT_VL_BLOCKS: u8 = 6;
 
 /// Validate compression parameters the way C-Blosc2 does when a context is created or used.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::chunk::compress::check_cparams;
+/// use b2rs::{CParams, Error};
+///
+/// assert!(check_cparams(&CParams::default()).is_ok());
+/// assert_eq!(check_cparams(&CParams { clevel: 10, ..CParams::default() }), Err(Error::CodecParam));
+/// assert_eq!(check_cparams(&CParams { compcode: 3, ..CParams::default() }), Err(Error::CodecSupport));
+/// ```
 pub fn check_cparams(p: &CParams) -> Result<()> {
     if p.clevel > 9 {
         crate::trace_error!("`clevel` parameter must be between 0 and 9!");
@@ -682,6 +693,21 @@ fn train_vl_dict(params: &CParams, blocks: &[&[u8]], filtered: &[u8]) -> Option<
 }
 
 /// Compress variable-length blocks into one VL-block chunk (CHUNK.md §7).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::{chunk, CParams, DParams};
+///
+/// let blocks: [&[u8]; 3] = [b"short", &[7u8; 3000], b"a third block"];
+/// let mut buf = vec![0u8; 4096];
+/// let n = chunk::vlcompress(&CParams { typesize: 1, ..CParams::default() }, &blocks, &mut buf).unwrap();
+/// let header = chunk::Header::parse(&buf[..n]).unwrap();
+/// assert!(header.is_vlblocks());
+/// assert_eq!(header.nblocks(), 3);
+/// let back = chunk::vldecompress(&DParams::default(), &buf[..n]).unwrap();
+/// assert_eq!(back, blocks);
+/// ```
 pub fn vlcompress(params: &CParams, blocks: &[&[u8]], dst: &mut [u8]) -> Result<usize> {
     check_cparams(params)?;
     if blocks.is_empty() {
@@ -835,6 +861,15 @@ pub fn vlcompress(params: &CParams, blocks: &[&[u8]], dst: &mut [u8]) -> Result<
 }
 
 /// Whether a split mode setting is one of the valid values.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::chunk::compress::valid_splitmode;
+///
+/// assert!(valid_splitmode(1) && valid_splitmode(4));
+/// assert!(!valid_splitmode(0) && !valid_splitmode(5));
+/// ```
 pub fn valid_splitmode(v: i32) -> bool {
     (1..=4).contains(&v)
 }

@@ -15,6 +15,22 @@ use std::sync::Mutex;
 /// header: bstarts table, dictionary and VL-block table ([`Chunk::layout`]). Each stream is
 /// checked when it is decoded. The entry points (`decompress`, `getitem`, the VL-block readers)
 /// add their own checks in between, in the order C-Blosc2 makes them.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::{chunk, CParams};
+///
+/// // 10 000 u32 (40 000 bytes) in blocks of 8 KiB: BloscLZ and byte shuffle
+/// let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// let cparams = CParams { typesize: 4, blocksize: 8192, ..CParams::default() };
+/// let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+/// let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+/// let chunk = chunk::Chunk::parse(&buf[..n]).unwrap();
+/// assert_eq!(chunk.buf.len(), n);
+/// assert_eq!(chunk.header.typesize, 4);
+/// assert_eq!(chunk.nbytes(), data.len());
+/// ```
 pub struct Chunk<'a> {
     /// The whole source (it may extend past the chunk).
     src: &'a [u8],
@@ -37,6 +53,23 @@ fn le_i32(b: &[u8], at: usize) -> Result<i32> {
 impl<'a> Chunk<'a> {
     /// Open the chunk at the start of `src` (which may be longer than the chunk) and check its
     /// layout: [`Chunk::open`] then [`Chunk::layout`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::{chunk, CParams};
+    /// #
+    /// # // 10 000 u32 (40 000 bytes) in blocks of 8 KiB: BloscLZ and byte shuffle
+    /// # let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let cparams = CParams { typesize: 4, blocksize: 8192, ..CParams::default() };
+    /// # let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+    /// # let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+    /// use b2rs::Error;
+    ///
+    /// let chunk = chunk::Chunk::parse(&buf).unwrap(); // the source may be longer than the chunk
+    /// assert_eq!(chunk.buf.len(), n);
+    /// assert_eq!(chunk::Chunk::parse(&buf[..10]).err(), Some(Error::ReadBuffer));
+    /// ```
     pub fn parse(src: &'a [u8]) -> Result<Chunk<'a>> {
         Chunk::open(src, Header::parse(src)?)?.layout()
     }
@@ -44,6 +77,24 @@ impl<'a> Chunk<'a> {
     /// Open the chunk at the start of `src` whose parsed header is `header`: `cbytes` must not
     /// exceed the source ([`Error::InvalidHeader`], as C-Blosc2), and lazy chunks, which only
     /// exist inside C-Blosc2's frame readers, are refused ([`Error::InvalidParam`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::{chunk, CParams};
+    /// #
+    /// # // 10 000 u32 (40 000 bytes) in blocks of 8 KiB: BloscLZ and byte shuffle
+    /// # let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let cparams = CParams { typesize: 4, blocksize: 8192, ..CParams::default() };
+    /// # let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+    /// # let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+    /// use b2rs::Error;
+    ///
+    /// let header = chunk::Header::parse(&buf).unwrap();
+    /// assert_eq!(chunk::Chunk::open(&buf[..n], header).unwrap().header, header);
+    /// // cbytes exceeds the source
+    /// assert_eq!(chunk::Chunk::open(&buf[..n - 1], header).err(), Some(Error::InvalidHeader));
+    /// ```
     pub fn open(src: &'a [u8], header: Header) -> Result<Chunk<'a>> {
         let cbytes = header.cbytes as usize;
         if src.len() < cbytes {
@@ -74,6 +125,28 @@ impl<'a> Chunk<'a> {
     /// dictionary (size in `1..=32768`, else [`Error::CodecDict`]; its bytes must fit:
     /// [`Error::ReadBuffer`]), then for VL-block chunks the block table
     /// ([`Error::InvalidHeader`], see `Chunk::check_vlblocks`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::{chunk, CParams};
+    /// #
+    /// # // 10 000 u32 (40 000 bytes) in blocks of 8 KiB: BloscLZ and byte shuffle
+    /// # let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let cparams = CParams { typesize: 4, blocksize: 8192, ..CParams::default() };
+    /// # let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+    /// # let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+    /// use b2rs::Error;
+    ///
+    /// let header = chunk::Header::parse(&buf).unwrap();
+    /// let chunk = chunk::Chunk::open(&buf[..n], header).unwrap().layout().unwrap();
+    /// assert_eq!(chunk.nbytes(), 40_000);
+    /// // a chunk cut right after its header: the bstarts table is missing
+    /// let mut cut = buf[..40].to_vec();
+    /// cut[12..16].copy_from_slice(&40i32.to_le_bytes()); // cbytes
+    /// let header = chunk::Header::parse(&cut).unwrap();
+    /// assert_eq!(chunk::Chunk::open(&cut, header).unwrap().layout().err(), Some(Error::ReadBuffer));
+    /// ```
     pub fn layout(mut self) -> Result<Chunk<'a>> {
         let header = self.header;
         if header.special_code() != 0 || header.memcpyed() {
@@ -161,6 +234,19 @@ impl<'a> Chunk<'a> {
     }
 
     /// Uncompressed size.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::{chunk, CParams};
+    /// #
+    /// # // 10 000 u32 (40 000 bytes) in blocks of 8 KiB: BloscLZ and byte shuffle
+    /// # let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let cparams = CParams { typesize: 4, blocksize: 8192, ..CParams::default() };
+    /// # let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+    /// # let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+    /// assert_eq!(chunk::Chunk::parse(&buf[..n]).unwrap().nbytes(), 40_000);
+    /// ```
     pub fn nbytes(&self) -> usize {
         self.header.data_len()
     }
@@ -591,6 +677,31 @@ pub fn decompress(
 }
 
 /// The range of a getitem call.
+///
+/// # Examples
+///
+/// ```
+/// # use b2rs::{chunk, CParams};
+/// #
+/// # // 10 000 u32 (40 000 bytes) in blocks of 8 KiB: BloscLZ and byte shuffle
+/// # let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// # let cparams = CParams { typesize: 4, blocksize: 8192, ..CParams::default() };
+/// # let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+/// # let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+/// use b2rs::chunk::Span;
+/// use b2rs::{DParams, Error};
+///
+/// let mut out = [0u8; 8];
+/// // items 10 and 11
+/// chunk::getitem(&DParams::default(), &buf[..n], Span::Items { start: 10, nitems: 2 }, &mut out).unwrap();
+/// assert_eq!(out, [10, 0, 0, 0, 11, 0, 0, 0]);
+/// // the same bytes
+/// let span = Span::AlignedBytes { start: 40, len: 8 };
+/// assert_eq!(chunk::getitem(&DParams::default(), &buf[..n], span, &mut out), Ok(8));
+/// // not a multiple of the typesize
+/// let span = Span::AlignedBytes { start: 41, len: 4 };
+/// assert_eq!(chunk::getitem(&DParams::default(), &buf[..n], span, &mut out), Err(Error::InvalidParam));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Span {
     /// `nitems` elements of the chunk's typesize from element `start` (`blosc2_getitem_ctx`).
@@ -655,6 +766,29 @@ pub fn getitem_bytes(
 /// special-value code is [`Error::SchunkSpecial`]. The range of a memcpyed chunk is copied from
 /// the source (it must lie within the source: [`Error::ReadBuffer`]) without checking `cbytes`,
 /// as C-Blosc2 does.
+///
+/// # Examples
+///
+/// ```
+/// # use b2rs::{chunk, CParams};
+/// #
+/// # // 10 000 u32 (40 000 bytes) in blocks of 8 KiB: BloscLZ and byte shuffle
+/// # let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// # let cparams = CParams { typesize: 4, blocksize: 8192, ..CParams::default() };
+/// # let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+/// # let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+/// use b2rs::chunk::Span;
+/// use b2rs::{DParams, Error};
+///
+/// let mut out = [0u8; 3];
+/// let span = Span::Bytes { start: 4 * 9_999, len: 3 };
+/// assert_eq!(chunk::getitem(&DParams::default(), &buf[..n], span, &mut out), Ok(3));
+/// assert_eq!(out, [0x0f, 0x27, 0]); // 9999 = 0x270f
+/// // past the end of the data
+/// let span = Span::Items { start: 9_999, nitems: 2 };
+/// let mut out = [0u8; 8];
+/// assert_eq!(chunk::getitem(&DParams::default(), &buf[..n], span, &mut out), Err(Error::InvalidParam));
+/// ```
 pub fn getitem(dparams: &DParams, src: &[u8], span: Span, dst: &mut [u8]) -> Result<usize> {
     let header = Header::parse(src)?;
     if header.is_vlblocks() {
@@ -761,12 +895,38 @@ fn open_vl(src: &[u8]) -> Result<Chunk<'_>> {
 }
 
 /// Decode every block of a VL-block chunk.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::{chunk, CParams, DParams, Error};
+///
+/// let blocks: [&[u8]; 2] = [b"first", b"second block"];
+/// let mut buf = vec![0u8; 256];
+/// let n = chunk::vlcompress(&CParams { typesize: 1, ..CParams::default() }, &blocks, &mut buf).unwrap();
+/// assert_eq!(chunk::vldecompress(&DParams::default(), &buf[..n]).unwrap(), blocks);
+/// // a regular chunk has no VL blocks
+/// let m = chunk::compress(&CParams::default(), &[0u8; 64], &mut buf).unwrap();
+/// assert_eq!(chunk::vldecompress(&DParams::default(), &buf[..m]), Err(Error::InvalidParam));
+/// ```
 pub fn vldecompress(dparams: &DParams, src: &[u8]) -> Result<Vec<Vec<u8>>> {
     vldecode_all(&open_vl(src)?, dparams)
 }
 
 /// Decode block `j` of a VL-block chunk; an index out of range is [`Error::InvalidParam`]
 /// (checked after the chunk, as in C-Blosc2).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::{chunk, CParams, DParams, Error};
+///
+/// let blocks: [&[u8]; 3] = [b"zero", b"one", b"two"];
+/// let mut buf = vec![0u8; 256];
+/// let n = chunk::vlcompress(&CParams { typesize: 1, ..CParams::default() }, &blocks, &mut buf).unwrap();
+/// assert_eq!(chunk::vldecompress_block(&DParams::default(), &buf[..n], 1).unwrap(), b"one");
+/// assert_eq!(chunk::vldecompress_block(&DParams::default(), &buf[..n], 3), Err(Error::InvalidParam));
+/// ```
 pub fn vldecompress_block(dparams: &DParams, src: &[u8], j: usize) -> Result<Vec<u8>> {
     let chunk = open_vl(src)?;
     let n = chunk.header.nblocks();

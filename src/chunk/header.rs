@@ -51,6 +51,23 @@ pub mod blosc2_flags {
 }
 
 /// Special-value codes (byte 31 bits 4–6).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::chunk::{self, header::Special, special::special_chunk};
+/// use b2rs::{CParams, DParams};
+///
+/// let cparams = CParams { typesize: 4, ..CParams::default() };
+/// let mut buf = [0u8; 64];
+/// // 1000 copies of one 4-byte value: a 36-byte chunk
+/// let n = special_chunk(&cparams, Special::Value, 4000, Some(&[1, 2, 3, 4]), &mut buf).unwrap();
+/// assert_eq!(n, 36);
+/// assert_eq!(chunk::Header::parse(&buf[..n]).unwrap().special(), Some(Special::Value));
+/// let mut out = vec![0u8; 4000];
+/// chunk::decompress(&DParams::default(), &buf[..n], &mut out, None).unwrap();
+/// assert!(out.chunks(4).all(|v| v == [1, 2, 3, 4]));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Special {
     /// All zeros.
@@ -64,6 +81,22 @@ pub enum Special {
 }
 
 /// A parsed chunk header.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::{chunk, CParams};
+///
+/// // 10 000 u32 (40 000 bytes) in blocks of 8 KiB: BloscLZ and byte shuffle
+/// let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// let cparams = CParams { typesize: 4, blocksize: 8192, ..CParams::default() };
+/// let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+/// let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+/// let header = chunk::Header::parse(&buf).unwrap();
+/// assert_eq!((header.version, header.typesize, header.extended), (5, 4, true));
+/// assert_eq!((header.nbytes, header.blocksize, header.cbytes as usize), (40_000, 8192, n));
+/// assert_eq!(header.filters, cparams.filters);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Header {
     /// Format version (byte 0).
@@ -102,6 +135,23 @@ fn le_i32(b: &[u8], at: usize) -> i32 {
 
 impl Header {
     /// Read the first 16 bytes only (for the cheap `cbuffer_sizes`-style queries).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::{chunk, CParams};
+    /// #
+    /// # // 10 000 u32 (40 000 bytes) in blocks of 8 KiB: BloscLZ and byte shuffle
+    /// # let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let cparams = CParams { typesize: 4, blocksize: 8192, ..CParams::default() };
+    /// # let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+    /// # let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+    /// use b2rs::Error;
+    ///
+    /// // (nbytes, cbytes, blocksize)
+    /// assert_eq!(chunk::Header::sizes(&buf).unwrap(), (40_000, n as i32, 8192));
+    /// assert_eq!(chunk::Header::sizes(&buf[..15]), Err(Error::ReadBuffer));
+    /// ```
     pub fn sizes(buf: &[u8]) -> Result<(i32, i32, i32)> {
         if buf.len() < MIN_HEADER_LENGTH {
             return Err(Error::ReadBuffer);
@@ -110,6 +160,22 @@ impl Header {
     }
 
     /// Parse only the first 16 bytes (no extended fields), checking them like [`Header::parse`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::{chunk, CParams};
+    /// #
+    /// # // 10 000 u32 (40 000 bytes) in blocks of 8 KiB: BloscLZ and byte shuffle
+    /// # let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let cparams = CParams { typesize: 4, blocksize: 8192, ..CParams::default() };
+    /// # let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+    /// # let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+    /// // the first 16 bytes are enough
+    /// let basic = chunk::Header::parse_basic(&buf[..16]).unwrap();
+    /// assert!(basic.extended);
+    /// assert_eq!((basic.nbytes, basic.blocksize, basic.typesize), (40_000, 8192, 4));
+    /// ```
     pub fn parse_basic(buf: &[u8]) -> Result<Header> {
         let b = buf.get(..MIN_HEADER_LENGTH).ok_or(Error::ReadBuffer)?;
         let mut tmp = [0u8; MIN_HEADER_LENGTH];
@@ -139,6 +205,28 @@ impl Header {
     /// A negative `nbytes` is accepted: such a chunk decodes to nothing (see
     /// [`Header::data_len`]). Unknown special-value codes (5..7) are left to the readers, which
     /// refuse them when they decode (CHUNK.md §5).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::{chunk, CParams};
+    /// #
+    /// # // 10 000 u32 (40 000 bytes) in blocks of 8 KiB: BloscLZ and byte shuffle
+    /// # let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let cparams = CParams { typesize: 4, blocksize: 8192, ..CParams::default() };
+    /// # let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+    /// # let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+    /// use b2rs::Error;
+    ///
+    /// let header = chunk::Header::parse(&buf[..n]).unwrap();
+    /// assert_eq!(header.cbytes as usize, n);
+    /// // an extended header needs 32 bytes
+    /// assert_eq!(chunk::Header::parse(&buf[..20]), Err(Error::ReadBuffer));
+    /// // typesize 0 is invalid
+    /// let mut bad = buf[..n].to_vec();
+    /// bad[3] = 0;
+    /// assert_eq!(chunk::Header::parse(&bad), Err(Error::InvalidHeader));
+    /// ```
     pub fn parse(buf: &[u8]) -> Result<Header> {
         if buf.len() < MIN_HEADER_LENGTH {
             crate::trace_error!("Not enough space to read Blosc header.");
@@ -260,11 +348,40 @@ impl Header {
 
     /// The number of bytes the chunk decodes to: `nbytes`, or 0 when `nbytes` is negative
     /// (C-Blosc2 reads such a chunk as one without blocks).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::{chunk, CParams};
+    /// #
+    /// # // 10 000 u32 (40 000 bytes) in blocks of 8 KiB: BloscLZ and byte shuffle
+    /// # let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let cparams = CParams { typesize: 4, blocksize: 8192, ..CParams::default() };
+    /// # let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+    /// # let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+    /// let mut header = chunk::Header::parse(&buf).unwrap();
+    /// assert_eq!(header.data_len(), 40_000);
+    /// header.nbytes = -5;
+    /// assert_eq!(header.data_len(), 0);
+    /// ```
     pub fn data_len(&self) -> usize {
         self.nbytes.max(0) as usize
     }
 
     /// Header length in bytes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::{chunk, CParams};
+    /// #
+    /// # // 10 000 u32 (40 000 bytes) in blocks of 8 KiB: BloscLZ and byte shuffle
+    /// # let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let cparams = CParams { typesize: 4, blocksize: 8192, ..CParams::default() };
+    /// # let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+    /// # let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+    /// assert_eq!(chunk::Header::parse(&buf).unwrap().header_len(), 32);
+    /// ```
     pub fn header_len(&self) -> usize {
         if self.extended {
             EXTENDED_HEADER_LENGTH
@@ -274,17 +391,59 @@ impl Header {
     }
 
     /// Whether the data are stored uncompressed after the header.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::{chunk, CParams};
+    ///
+    /// // below MIN_BUFFERSIZE (32 bytes) the input is stored as is
+    /// let mut buf = [0u8; 64];
+    /// let n = chunk::compress(&CParams { typesize: 1, ..CParams::default() }, b"tiny", &mut buf).unwrap();
+    /// let header = chunk::Header::parse(&buf[..n]).unwrap();
+    /// assert!(header.memcpyed());
+    /// assert_eq!(n, header.header_len() + 4);
+    /// ```
     pub fn memcpyed(&self) -> bool {
         self.flags & flags::MEMCPYED != 0
     }
 
     /// Whether blocks are not split into streams.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::{chunk, CParams};
+    /// #
+    /// # // 10 000 u32 (40 000 bytes) in blocks of 8 KiB: BloscLZ and byte shuffle
+    /// # let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let cparams = CParams { typesize: 4, blocksize: 8192, ..CParams::default() };
+    /// # let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+    /// # let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+    /// use b2rs::SplitMode;
+    ///
+    /// assert!(!chunk::Header::parse(&buf).unwrap().dont_split());
+    /// let never = CParams { splitmode: SplitMode::Never, ..cparams };
+    /// let n = chunk::compress(&never, &data, &mut buf).unwrap();
+    /// assert!(chunk::Header::parse(&buf[..n]).unwrap().dont_split());
+    /// ```
     pub fn dont_split(&self) -> bool {
         self.flags & flags::DONT_SPLIT != 0
     }
 
     /// The raw special-value code (byte 31 bits 4–6; 0 for basic headers). Codes above
     /// [`Special::Uninit`] are undefined.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::chunk::{self, header::Special, special::special_chunk};
+    /// use b2rs::CParams;
+    ///
+    /// let mut buf = [0u8; 32];
+    /// let n = special_chunk(&CParams::default(), Special::Nan, 800, None, &mut buf).unwrap();
+    /// assert_eq!(chunk::Header::parse(&buf[..n]).unwrap().special_code(), Special::Nan as u8);
+    /// ```
     pub fn special_code(&self) -> u8 {
         if !self.extended {
             return 0;
@@ -293,6 +452,23 @@ impl Header {
     }
 
     /// The special-value code, if it is a defined one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::{chunk, CParams};
+    /// #
+    /// # // 10 000 u32 (40 000 bytes) in blocks of 8 KiB: BloscLZ and byte shuffle
+    /// # let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let cparams = CParams { typesize: 4, blocksize: 8192, ..CParams::default() };
+    /// # let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+    /// # let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+    /// use b2rs::chunk::{header::Special, special::special_chunk};
+    ///
+    /// assert_eq!(chunk::Header::parse(&buf).unwrap().special(), None);
+    /// let n = special_chunk(&cparams, Special::Zero, 400, None, &mut buf).unwrap();
+    /// assert_eq!(chunk::Header::parse(&buf[..n]).unwrap().special(), Some(Special::Zero));
+    /// ```
     pub fn special(&self) -> Option<Special> {
         match self.special_code() {
             1 => Some(Special::Zero),
@@ -304,11 +480,47 @@ impl Header {
     }
 
     /// Whether this is a VL-block chunk.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::{chunk, CParams};
+    /// #
+    /// # // 10 000 u32 (40 000 bytes) in blocks of 8 KiB: BloscLZ and byte shuffle
+    /// # let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let cparams = CParams { typesize: 4, blocksize: 8192, ..CParams::default() };
+    /// # let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+    /// # let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+    /// assert!(!chunk::Header::parse(&buf).unwrap().is_vlblocks());
+    /// let n = chunk::vlcompress(&cparams, &[&[1u8; 8], &[2u8; 12]], &mut buf).unwrap();
+    /// assert!(chunk::Header::parse(&buf[..n]).unwrap().is_vlblocks());
+    /// ```
     pub fn is_vlblocks(&self) -> bool {
         self.extended && self.blosc2_flags2 & VL_BLOCKS != 0
     }
 
     /// Whether a dictionary is stored (never for memcpyed or special chunks).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::{chunk, CParams};
+    /// #
+    /// # // 10 000 u32 (40 000 bytes) in blocks of 8 KiB: BloscLZ and byte shuffle
+    /// # let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let cparams = CParams { typesize: 4, blocksize: 8192, ..CParams::default() };
+    /// # let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+    /// # let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+    /// use b2rs::codecs;
+    ///
+    /// assert!(!chunk::Header::parse(&buf).unwrap().has_dict());
+    /// // a Zstd dictionary built from the chunk's own blocks
+    /// let text: Vec<u8> = (0..2000u32).flat_map(|i| format!("row {} value {};", i, i % 13).into_bytes()).collect();
+    /// let dict = CParams { compcode: codecs::ZSTD, use_dict: true, typesize: 1, blocksize: 4096, ..CParams::default() };
+    /// let mut out = vec![0u8; text.len() + chunk::header::MAX_OVERHEAD];
+    /// let m = chunk::compress(&dict, &text, &mut out).unwrap();
+    /// assert!(chunk::Header::parse(&out[..m]).unwrap().has_dict());
+    /// ```
     pub fn has_dict(&self) -> bool {
         self.extended
             && self.blosc2_flags & blosc2_flags::USEDICT != 0
@@ -317,11 +529,39 @@ impl Header {
     }
 
     /// Whether this is a lazy chunk.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::{chunk, CParams};
+    /// #
+    /// # // 10 000 u32 (40 000 bytes) in blocks of 8 KiB: BloscLZ and byte shuffle
+    /// # let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let cparams = CParams { typesize: 4, blocksize: 8192, ..CParams::default() };
+    /// # let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+    /// # let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+    /// assert!(!chunk::Header::parse(&buf).unwrap().is_lazy());
+    /// ```
     pub fn is_lazy(&self) -> bool {
         self.extended && self.blosc2_flags & blosc2_flags::LAZY != 0
     }
 
     /// The chunk-format code (`flags >> 5`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::{chunk, CParams};
+    /// #
+    /// # // 10 000 u32 (40 000 bytes) in blocks of 8 KiB: BloscLZ and byte shuffle
+    /// # let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let cparams = CParams { typesize: 4, blocksize: 8192, ..CParams::default() };
+    /// # let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+    /// # let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+    /// use b2rs::codecs;
+    ///
+    /// assert_eq!(chunk::Header::parse(&buf).unwrap().format(), codecs::format_of(codecs::BLOSCLZ));
+    /// ```
     pub fn format(&self) -> u8 {
         self.flags >> 5
     }
@@ -329,6 +569,24 @@ impl Header {
     /// The public codec id used by the chunk. With format 6 the id in byte 22 names a plugin or
     /// user codec (looked up in the registry when decoding); a built-in id there is refused
     /// ([`Error::CodecSupport`]), as C-Blosc2 only searches its registered codecs.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::{chunk, CParams};
+    /// #
+    /// # // 10 000 u32 (40 000 bytes) in blocks of 8 KiB: BloscLZ and byte shuffle
+    /// # let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let cparams = CParams { typesize: 4, blocksize: 8192, ..CParams::default() };
+    /// # let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+    /// # let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+    /// use b2rs::codecs;
+    ///
+    /// assert_eq!(chunk::Header::parse(&buf).unwrap().codec_id(), Ok(codecs::BLOSCLZ));
+    /// let zstd = CParams { compcode: codecs::ZSTD, ..cparams };
+    /// let n = chunk::compress(&zstd, &data, &mut buf).unwrap();
+    /// assert_eq!(chunk::Header::parse(&buf[..n]).unwrap().codec_id(), Ok(codecs::ZSTD));
+    /// ```
     pub fn codec_id(&self) -> Result<u8> {
         let format = self.format();
         if format == codecs::UDCODEC_FORMAT && self.extended {
@@ -351,6 +609,20 @@ impl Header {
     }
 
     /// Number of blocks (for VL-block chunks, the stored count; none when `nbytes` is negative).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::{chunk, CParams};
+    /// #
+    /// # // 10 000 u32 (40 000 bytes) in blocks of 8 KiB: BloscLZ and byte shuffle
+    /// # let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let cparams = CParams { typesize: 4, blocksize: 8192, ..CParams::default() };
+    /// # let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+    /// # let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+    /// // 40 000 bytes in blocks of 8192
+    /// assert_eq!(chunk::Header::parse(&buf).unwrap().nblocks(), 5);
+    /// ```
     pub fn nblocks(&self) -> usize {
         if self.is_vlblocks() {
             return self.blocksize as usize;
@@ -359,11 +631,49 @@ impl Header {
     }
 
     /// Whether the pipeline holds a delta filter.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::{chunk, CParams};
+    /// #
+    /// # // 10 000 u32 (40 000 bytes) in blocks of 8 KiB: BloscLZ and byte shuffle
+    /// # let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let cparams = CParams { typesize: 4, blocksize: 8192, ..CParams::default() };
+    /// # let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+    /// # let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+    /// use b2rs::params::filter_id;
+    ///
+    /// assert!(!chunk::Header::parse(&buf).unwrap().has_delta());
+    /// let mut delta = cparams.clone();
+    /// delta.filters[4] = filter_id::DELTA;
+    /// let n = chunk::compress(&delta, &data, &mut buf).unwrap();
+    /// assert!(chunk::Header::parse(&buf[..n]).unwrap().has_delta());
+    /// ```
     pub fn has_delta(&self) -> bool {
         self.filters.contains(&filter_id::DELTA)
     }
 
     /// Serialise into `out` (16 or 32 bytes depending on `extended`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::{chunk, CParams};
+    /// #
+    /// # // 10 000 u32 (40 000 bytes) in blocks of 8 KiB: BloscLZ and byte shuffle
+    /// # let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// # let cparams = CParams { typesize: 4, blocksize: 8192, ..CParams::default() };
+    /// # let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+    /// # let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+    /// let mut header = chunk::Header::parse(&buf).unwrap();
+    /// let mut out = [0u8; 32];
+    /// header.write(&mut out);
+    /// assert_eq!(out, buf[..32]);
+    /// header.nbytes = 12_345;
+    /// header.write(&mut out);
+    /// assert_eq!(chunk::Header::parse(&out).unwrap().nbytes, 12_345);
+    /// ```
     pub fn write(&self, out: &mut [u8]) {
         out[0] = self.version;
         out[1] = self.versionlz;

@@ -18,6 +18,29 @@ enum Cur {
 }
 
 /// Everything the pipeline needs to know about the chunk.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::chunk::pipeline::{backward, forward, PipelineInfo};
+/// use b2rs::codecs::StreamInfo;
+/// use b2rs::params::filter_id;
+///
+/// let filters = [0, 0, 0, 0, filter_id::DELTA, filter_id::SHUFFLE];
+/// let info = PipelineInfo {
+///     filters: &filters,
+///     filters_meta: &[0; 6],
+///     typesize: 2,
+///     version: 5,
+///     stream: StreamInfo { meta: 0, chunk: &[], cparams: None, dparams: None },
+/// };
+/// let block: Vec<u8> = (0..64u16).flat_map(|i| (1000 + i).to_le_bytes()).collect();
+/// let (mut a, mut b) = (vec![0u8; 128], vec![0u8; 128]);
+/// let coded = forward(&info, &block, 0, &block, &mut a, &mut b).unwrap().to_vec();
+/// let (mut a, mut b, mut dest) = (coded, vec![0u8; 128], vec![0u8; 128]);
+/// backward(&info, 0, &[], &mut a, &mut b, &mut dest).unwrap();
+/// assert_eq!(dest, block);
+/// ```
 pub struct PipelineInfo<'a> {
     /// The filter ids of the six slots.
     pub filters: &'a [u8; MAX_FILTERS],
@@ -33,6 +56,17 @@ pub struct PipelineInfo<'a> {
 
 /// Whether a codec id and pipeline read the b2nd shapes of the super-chunk (the n-dimensional
 /// plugins C-Blosc2 ships: the NDLZ and ZFP codecs 32..=35, the NDCELL and NDMEAN filters).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::chunk::pipeline::uses_nd;
+/// use b2rs::{codecs, params::filter_id};
+///
+/// assert!(uses_nd(codecs::NDLZ, &[0; 6]));
+/// assert!(uses_nd(codecs::ZSTD, &[0, 0, 0, 0, 0, filter_id::NDCELL]));
+/// assert!(!uses_nd(codecs::ZSTD, &[0, 0, 0, 0, 0, filter_id::SHUFFLE]));
+/// ```
 pub fn uses_nd(codec: u8, filters: &[u8; MAX_FILTERS]) -> bool {
     (32..=35).contains(&codec)
         || filters
@@ -41,12 +75,37 @@ pub fn uses_nd(codec: u8, filters: &[u8; MAX_FILTERS]) -> bool {
 }
 
 /// Whether decoding the chunk with this header reads the b2nd shapes of its super-chunk.
+///
+/// # Examples
+///
+/// ```
+/// # use b2rs::{chunk, CParams};
+/// #
+/// # // 10 000 u32 (40 000 bytes) in blocks of 8 KiB: BloscLZ and byte shuffle
+/// # let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// # let cparams = CParams { typesize: 4, blocksize: 8192, ..CParams::default() };
+/// # let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+/// # let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+/// use b2rs::chunk::pipeline::chunk_uses_nd;
+///
+/// assert!(!chunk_uses_nd(&chunk::Header::parse(&buf).unwrap()));
+/// ```
 pub fn chunk_uses_nd(h: &crate::chunk::header::Header) -> bool {
     let codec = h.codec_id().unwrap_or(0);
     uses_nd(codec, &h.filters)
 }
 
 /// Whether a pipeline has any filter that does something when compressing.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::chunk::pipeline::has_forward_filters;
+/// use b2rs::params::filter_id;
+///
+/// assert!(!has_forward_filters(&[0; 6]));
+/// assert!(has_forward_filters(&[0, 0, 0, 0, 0, filter_id::TRUNC_PREC]));
+/// ```
 pub fn has_forward_filters(filters: &[u8; MAX_FILTERS]) -> bool {
     filters.iter().any(|&f| f != filter_id::NOFILTER)
 }
@@ -61,6 +120,17 @@ fn skipped_backward(id: u8) -> bool {
 }
 
 /// Whether a pipeline has any filter to undo when decompressing.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::chunk::pipeline::has_backward_filters;
+/// use b2rs::params::filter_id;
+///
+/// // truncation has nothing to undo
+/// assert!(!has_backward_filters(&[0, 0, 0, 0, 0, filter_id::TRUNC_PREC]));
+/// assert!(has_backward_filters(&[0, 0, 0, 0, 0, filter_id::BITSHUFFLE]));
+/// ```
 pub fn has_backward_filters(filters: &[u8; MAX_FILTERS]) -> bool {
     filters.iter().any(|&f| !skipped_backward(f))
 }
@@ -104,6 +174,27 @@ fn user_filter(id: u8) -> Result<registry::Filter> {
 
 /// Apply the forward pipeline to `block` (at byte `offset` of the chunk whose raw input is
 /// `chunk_src`). Returns the filtered block, which lives in `input`, `a` or `b`.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::chunk::pipeline::{forward, PipelineInfo};
+/// use b2rs::codecs::StreamInfo;
+/// use b2rs::params::filter_id;
+///
+/// let filters = [0, 0, 0, 0, 0, filter_id::SHUFFLE];
+/// let info = PipelineInfo {
+///     filters: &filters,
+///     filters_meta: &[0; 6],
+///     typesize: 2,
+///     version: 5,
+///     stream: StreamInfo { meta: 0, chunk: &[], cparams: None, dparams: None },
+/// };
+/// let block = [1u8, 2, 3, 4, 5, 6];
+/// let (mut a, mut b) = ([0u8; 6], [0u8; 6]);
+/// let out = forward(&info, &block, 0, &block, &mut a, &mut b).unwrap();
+/// assert_eq!(out, [1, 3, 5, 2, 4, 6]);
+/// ```
 pub fn forward<'x>(
     info: &PipelineInfo<'_>,
     chunk_src: &[u8],
@@ -182,6 +273,26 @@ pub fn forward<'x>(
 /// As in C-Blosc2, an undefined id below 32 or a plugin that fails is [`Error::Failure`], an id
 /// of 37 and above that is not registered [`Error::FilterPipeline`], and a user filter that
 /// fails returns its own code.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::chunk::pipeline::{backward, PipelineInfo};
+/// use b2rs::codecs::StreamInfo;
+/// use b2rs::params::filter_id;
+///
+/// let filters = [0, 0, 0, 0, 0, filter_id::SHUFFLE];
+/// let info = PipelineInfo {
+///     filters: &filters,
+///     filters_meta: &[0; 6],
+///     typesize: 2,
+///     version: 5,
+///     stream: StreamInfo { meta: 0, chunk: &[], cparams: None, dparams: None },
+/// };
+/// let (mut a, mut b, mut dest) = ([1u8, 3, 5, 2, 4, 6], [0u8; 6], [0u8; 6]);
+/// backward(&info, 0, &[], &mut a, &mut b, &mut dest).unwrap();
+/// assert_eq!(dest, [1, 2, 3, 4, 5, 6]);
+/// ```
 pub fn backward(
     info: &PipelineInfo<'_>,
     offset: usize,
@@ -273,6 +384,19 @@ pub fn backward(
 /// 37..=159 (plugin ids not yet assigned). C-Blosc2 refuses such pipelines when a compression
 /// context is created (`blosc2_create_cctx` returns NULL); unregistered user ids (160..) only
 /// fail when compressing.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::chunk::pipeline::check_defined;
+/// use b2rs::{params::filter_id, Error};
+///
+/// assert!(check_defined(&[0, 0, 0, 0, filter_id::DELTA, filter_id::SHUFFLE]).is_ok());
+/// // 5..=31 are reserved by Blosc
+/// assert_eq!(check_defined(&[0, 0, 0, 0, 0, 7]), Err(Error::FilterPipeline));
+/// // an unregistered user id only fails when compressing
+/// assert!(check_defined(&[0, 0, 0, 0, 0, 200]).is_ok());
+/// ```
 pub fn check_defined(filters: &[u8; MAX_FILTERS]) -> Result<()> {
     for &id in filters {
         let reserved = (filter_id::LAST_FILTER..registry::GLOBAL_START).contains(&id);
@@ -287,6 +411,18 @@ pub fn check_defined(filters: &[u8; MAX_FILTERS]) -> Result<()> {
 }
 
 /// Check that every filter id of a pipeline is known (built-in, built-in plugin or registered).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::chunk::pipeline::validate;
+/// use b2rs::{params::filter_id, Error};
+///
+/// assert!(validate(&[0, 0, 0, 0, filter_id::BYTEDELTA, filter_id::SHUFFLE]).is_ok());
+/// assert_eq!(validate(&[0, 0, 0, 0, 0, 7]), Err(Error::FilterPipeline));
+/// // an unregistered user filter
+/// assert!(validate(&[0, 0, 0, 0, 0, 200]).is_err());
+/// ```
 pub fn validate(filters: &[u8; MAX_FILTERS]) -> Result<()> {
     for &id in filters {
         if id < filter_id::LAST_FILTER

@@ -9,6 +9,23 @@ use crate::params::CParams;
 /// Write a special chunk of `nbytes` into `dst`; `value` is the element for `Special::Value`.
 /// Returns the chunk length. As in C-Blosc2, `nbytes` not a multiple of the typesize and a
 /// destination too small for the chunk are [`Error::Data`].
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::chunk::{self, header::Special, special::special_chunk};
+/// use b2rs::{CParams, DParams, Error};
+///
+/// let cparams = CParams { typesize: 8, ..CParams::default() };
+/// let mut buf = [0u8; 32];
+/// let n = special_chunk(&cparams, Special::Zero, 8000, None, &mut buf).unwrap();
+/// assert_eq!(n, 32); // just a header
+/// let mut out = vec![1u8; 8000];
+/// chunk::decompress(&DParams::default(), &buf[..n], &mut out, None).unwrap();
+/// assert!(out.iter().all(|&b| b == 0));
+/// // nbytes must be a multiple of the typesize
+/// assert_eq!(special_chunk(&cparams, Special::Zero, 8001, None, &mut buf), Err(Error::Data));
+/// ```
 pub fn special_chunk(
     params: &CParams,
     special: Special,

@@ -7,6 +7,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, RwLock};
 
 /// Scratch of one worker thread, reused across blocks and calls.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::chunk::worker::Worker;
+///
+/// let mut w = Worker::default();
+/// let (_codec, a, b, c) = w.buffers(1024);
+/// assert_eq!((a.len(), b.len(), c.len()), (1024, 1024, 1024));
+/// ```
 #[derive(Default)]
 pub struct Worker {
     /// Codec contexts.
@@ -17,6 +27,18 @@ pub struct Worker {
 
 impl Worker {
     /// Make sure each block buffer holds at least `n` bytes, and hand out the three buffers.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::chunk::worker::Worker;
+    ///
+    /// let mut w = Worker::default();
+    /// w.buffers(4096).1[0] = 42;
+    /// // smaller requests reuse the same buffers
+    /// let (_, a, _, _) = w.buffers(16);
+    /// assert_eq!((a.len(), a[0]), (16, 42));
+    /// ```
     pub fn buffers(&mut self, n: usize) -> (&mut CodecState, &mut [u8], &mut [u8], &mut [u8]) {
         for t in self.tmp.iter_mut() {
             if t.len() < n {
@@ -37,6 +59,17 @@ thread_local! {
 
 /// Run `f` with this thread's worker (or a fresh one if it is already in use, e.g. when a user
 /// callback compresses from inside a compression).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::chunk::worker::with_worker;
+///
+/// let len = with_worker(|w| w.buffers(100).1.len());
+/// assert_eq!(len, 100);
+/// // the same thread gets the same scratch back
+/// assert!(with_worker(|w| w.tmp[0].len() >= 100));
+/// ```
 pub fn with_worker<R>(f: impl FnOnce(&mut Worker) -> R) -> R {
     WORKER.with(|w| match w.try_borrow_mut() {
         Ok(mut w) => f(&mut w),
@@ -45,6 +78,16 @@ pub fn with_worker<R>(f: impl FnOnce(&mut Worker) -> R) -> R {
 }
 
 /// Drop this thread's scratch (`blosc2_free_resources`).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::chunk::worker::{free_worker, with_worker};
+///
+/// with_worker(|w| w.buffers(1 << 16).1.len());
+/// free_worker();
+/// assert!(with_worker(|w| w.tmp.iter().all(|t| t.is_empty())));
+/// ```
 pub fn free_worker() {
     WORKER.with(|w| {
         if let Ok(mut w) = w.try_borrow_mut() {
@@ -56,14 +99,90 @@ pub fn free_worker() {
 /// A way of running jobs in parallel supplied by the application
 /// (`blosc2_set_threads_callback`): it must call `job(i)` for every `i < njobs` and return when
 /// all have returned.
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use std::sync::Arc;
+/// use b2rs::chunk::worker::{parallel_for, set_executor, Executor};
+///
+/// /// Runs the jobs one after the other on the calling thread, counting them.
+/// struct Serial(AtomicUsize);
+///
+/// impl Executor for Serial {
+///     fn run(&self, njobs: usize, job: &(dyn Fn(usize) + Sync)) {
+///         self.0.fetch_add(njobs, Ordering::SeqCst);
+///         (0..njobs).for_each(job);
+///     }
+/// }
+///
+/// let exec = Arc::new(Serial(AtomicUsize::new(0)));
+/// set_executor(Some(exec.clone()));
+/// let sum = AtomicUsize::new(0);
+/// parallel_for(4, 10, &|j| {
+///     sum.fetch_add(j, Ordering::SeqCst);
+/// });
+/// set_executor(None);
+/// assert_eq!(sum.into_inner(), 45);
+/// assert!(exec.0.load(Ordering::SeqCst) > 0);
+/// ```
 pub trait Executor: Send + Sync {
     /// Run `njobs` jobs.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use b2rs::chunk::worker::Executor;
+    ///
+    /// struct Serial;
+    ///
+    /// impl Executor for Serial {
+    ///     fn run(&self, njobs: usize, job: &(dyn Fn(usize) + Sync)) {
+    ///         (0..njobs).for_each(job);
+    ///     }
+    /// }
+    ///
+    /// let count = AtomicUsize::new(0);
+    /// Serial.run(5, &|_| {
+    ///     count.fetch_add(1, Ordering::SeqCst);
+    /// });
+    /// assert_eq!(count.into_inner(), 5);
+    /// ```
     fn run(&self, njobs: usize, job: &(dyn Fn(usize) + Sync));
 }
 
 static EXECUTOR: RwLock<Option<Arc<dyn Executor>>> = RwLock::new(None);
 
 /// Install (or remove, with `None`) the application's executor.
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+/// use b2rs::chunk::worker::{set_executor, Executor};
+/// use b2rs::{chunk, CParams, DParams};
+///
+/// struct Serial;
+///
+/// impl Executor for Serial {
+///     fn run(&self, njobs: usize, job: &(dyn Fn(usize) + Sync)) {
+///         (0..njobs).for_each(job);
+///     }
+/// }
+///
+/// set_executor(Some(Arc::new(Serial)));
+/// // multi-threaded compression now runs its jobs through `Serial`
+/// let data: Vec<u8> = (0..100_000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// let cparams = CParams { typesize: 4, nthreads: 4, blocksize: 16384, ..CParams::default() };
+/// let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+/// let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+/// let mut back = vec![0u8; data.len()];
+/// chunk::decompress(&DParams { nthreads: 4, ..DParams::default() }, &buf[..n], &mut back, None).unwrap();
+/// assert_eq!(back, data);
+/// set_executor(None);
+/// ```
 pub fn set_executor(e: Option<Arc<dyn Executor>>) {
     *EXECUTOR.write().unwrap_or_else(|e| e.into_inner()) = e;
 }
@@ -168,6 +287,19 @@ impl Pool {
 
 /// Run `job(j)` for each `j < n` on up to `nthreads` threads (the calling one included). The
 /// other threads come from a pool created once (or from the application's executor).
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use b2rs::chunk::worker::parallel_for;
+///
+/// let sum = AtomicUsize::new(0);
+/// parallel_for(2, 100, &|j| {
+///     sum.fetch_add(j, Ordering::Relaxed);
+/// });
+/// assert_eq!(sum.into_inner(), 4950);
+/// ```
 pub fn parallel_for(nthreads: usize, n: usize, job: &(dyn Fn(usize) + Sync)) {
     let nthreads = nthreads.max(1).min(n);
     if nthreads <= 1 {

@@ -171,6 +171,19 @@ fn scan_literals<const SHIFT: u32>(
 /// Compress `input` into `output` at `clevel` (1..=9). Returns the number of bytes written,
 /// or 0 when the stream should be stored raw (probe gave up, input too small, output limit hit).
 /// Never writes past output.len(); output.len() is the output limit ("maxout").
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::codecs::blosclz;
+///
+/// let data = b"abcdefgh".repeat(500);
+/// let mut out = vec![0u8; data.len()];
+/// let n = blosclz::compress(5, &data, &mut out);
+/// assert!(n > 0 && n < data.len());
+/// // clevel 0 means: store raw
+/// assert_eq!(blosclz::compress(0, &data, &mut out), 0);
+/// ```
 pub fn compress(clevel: u8, input: &[u8], output: &mut [u8]) -> usize {
     if clevel == 0 {
         return 0;
@@ -397,6 +410,19 @@ fn put_length(out: &mut [u8], mut op: usize, mut r: usize) -> Option<usize> {
 /// Never writes past `output.len()`, but bytes of `output` beyond the returned
 /// length may be used as scratch (fixed-size copies), so pass a slice of exactly
 /// the expected length.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::codecs::blosclz;
+///
+/// let data = b"abcdefgh".repeat(500);
+/// let mut out = vec![0u8; data.len()];
+/// let n = blosclz::compress(9, &data, &mut out);
+/// let mut back = vec![0u8; data.len()];
+/// assert_eq!(blosclz::decompress(&out[..n], &mut back), Some(data.len()));
+/// assert_eq!(back, data);
+/// ```
 pub fn decompress(input: &[u8], output: &mut [u8]) -> Option<usize> {
     let ilen = input.len();
     let olen = output.len();

@@ -39,6 +39,20 @@ extern "C" {
 }
 
 /// Per-thread LZ4 streams, created on first use of a dictionary.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::codecs::lz4;
+///
+/// let data = b"0123456789".repeat(300);
+/// let mut state = lz4::State::default();
+/// let mut out = vec![0u8; data.len()];
+/// let n = state.compress(false, 5, &data, &mut out, None);
+/// let mut back = vec![0u8; data.len()];
+/// assert_eq!(lz4::decompress(&out[..n], &mut back, None), Some(data.len()));
+/// assert_eq!(back, data);
+/// ```
 #[derive(Default)]
 pub struct State {
     fast: Option<NonNull<c_void>>,
@@ -69,6 +83,21 @@ fn int_len(n: usize) -> Option<c_int> {
 
 impl State {
     /// Compress one stream. Returns 0 when the output does not fit (store raw).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::codecs::lz4;
+    ///
+    /// let data = b"0123456789".repeat(300);
+    /// let mut state = lz4::State::default();
+    /// let mut out = vec![0u8; data.len()];
+    /// // LZ4HC (hc = true) at clevel 9
+    /// let n = state.compress(true, 9, &data, &mut out, None);
+    /// assert!(n > 0 && n < data.len() / 10);
+    /// // an output limit too small: 0, store raw
+    /// assert_eq!(state.compress(false, 5, &data, &mut out[..4], None), 0);
+    /// ```
     pub fn compress(
         &mut self,
         hc: bool,
@@ -136,6 +165,22 @@ impl State {
 }
 
 /// Decompress one raw LZ4 block; `None` on malformed input.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::codecs::lz4;
+///
+/// let dict = b"0123456789";
+/// let data = b"0123456789abc".repeat(100);
+/// let mut out = vec![0u8; data.len()];
+/// let n = lz4::State::default().compress(false, 5, &data, &mut out, Some(dict));
+/// let mut back = vec![0u8; data.len()];
+/// assert_eq!(lz4::decompress(&out[..n], &mut back, Some(dict)), Some(data.len()));
+/// assert_eq!(back, data);
+/// // malformed input
+/// assert_eq!(lz4::decompress(&[0xff], &mut back, None), None);
+/// ```
 pub fn decompress(src: &[u8], dst: &mut [u8], dict: Option<&[u8]>) -> Option<usize> {
     let slen = int_len(src.len())?;
     let dlen = int_len(dst.len())?;

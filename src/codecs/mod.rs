@@ -43,6 +43,16 @@ pub const BUILTIN: [(u8, &str, &str, &str, u8); 5] = [
 pub const NDLZ: u8 = ndlz::ID;
 
 /// Whether `id` is one of the five built-in codecs.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::codecs;
+///
+/// assert!(codecs::is_builtin(codecs::ZSTD));
+/// assert!(!codecs::is_builtin(codecs::NDLZ));
+/// assert!(!codecs::is_builtin(3));
+/// ```
 pub fn is_builtin(id: u8) -> bool {
     BUILTIN.iter().any(|b| b.0 == id)
 }
@@ -56,16 +66,47 @@ pub const BUILTIN_PLUGINS: [(u8, &str); 3] = [
 
 /// Whether `id` is a plugin codec of C-Blosc2 that b2rs implements itself (NDLZ, 32, and the
 /// ZFP codecs 33..=35), usable without registration.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::codecs;
+///
+/// assert!(codecs::is_builtin_plugin(codecs::NDLZ));
+/// assert!(codecs::is_builtin_plugin(codecs::zfp::ZFP_RATE));
+/// assert!(!codecs::is_builtin_plugin(codecs::LZ4));
+/// ```
 pub fn is_builtin_plugin(id: u8) -> bool {
     id == NDLZ || BUILTIN_PLUGINS.iter().any(|p| p.0 == id)
 }
 
 /// Whether compressing with codec `id` is possible: built in, a built-in plugin or registered.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::codecs;
+///
+/// assert!(codecs::is_available(codecs::ZLIB));
+/// assert!(codecs::is_available(codecs::zfp::ZFP_ACC));
+/// // nothing registered under 250
+/// assert!(!codecs::is_available(250));
+/// ```
 pub fn is_available(id: u8) -> bool {
     is_builtin(id) || is_builtin_plugin(id) || registry::codec(id).is_some()
 }
 
 /// The name of a codec id (`"blosclz"`, …), built-in or registered.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::codecs;
+///
+/// assert_eq!(codecs::name_of(codecs::LZ4HC).as_deref(), Some("lz4hc"));
+/// assert_eq!(codecs::name_of(codecs::zfp::ZFP_PREC).as_deref(), Some("zfp_prec"));
+/// assert_eq!(codecs::name_of(250), None);
+/// ```
 pub fn name_of(id: u8) -> Option<String> {
     if let Some(b) = BUILTIN.iter().find(|b| b.0 == id) {
         return Some(b.1.to_string());
@@ -77,6 +118,16 @@ pub fn name_of(id: u8) -> Option<String> {
 }
 
 /// The codec id of a name, built-in or registered.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::codecs;
+///
+/// assert_eq!(codecs::id_of("zstd"), Some(codecs::ZSTD));
+/// assert_eq!(codecs::id_of("zfp_acc"), Some(codecs::zfp::ZFP_ACC));
+/// assert_eq!(codecs::id_of("snappy"), None);
+/// ```
 pub fn id_of(name: &str) -> Option<u8> {
     if let Some(b) = BUILTIN.iter().find(|b| b.1 == name) {
         return Some(b.0);
@@ -88,6 +139,17 @@ pub fn id_of(name: &str) -> Option<u8> {
 }
 
 /// The chunk-format code written in `flags >> 5` for a public codec id.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::codecs;
+///
+/// assert_eq!(codecs::format_of(codecs::LZ4HC), 1);
+/// assert_eq!(codecs::format_of(codecs::ZSTD), 4);
+/// // codecs outside the built-in five store their id in header byte 22
+/// assert_eq!(codecs::format_of(codecs::NDLZ), codecs::UDCODEC_FORMAT);
+/// ```
 pub fn format_of(id: u8) -> u8 {
     match BUILTIN.iter().find(|b| b.0 == id) {
         Some(b) => b.4,
@@ -96,6 +158,15 @@ pub fn format_of(id: u8) -> u8 {
 }
 
 /// The library name for a chunk-format code (`blosc2_cbuffer_complib`).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::codecs;
+///
+/// assert_eq!(codecs::libname_of_format(codecs::format_of(codecs::ZLIB)), Some("Zlib"));
+/// assert_eq!(codecs::libname_of_format(2), None);
+/// ```
 pub fn libname_of_format(format: u8) -> Option<&'static str> {
     match format {
         0 => Some("BloscLZ"),
@@ -107,6 +178,17 @@ pub fn libname_of_format(format: u8) -> Option<&'static str> {
 }
 
 /// The public codec id behind a chunk-format code, for built-in formats.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::codecs;
+///
+/// assert_eq!(codecs::id_of_format(4), Some(codecs::ZSTD));
+/// // LZ4 and LZ4HC share format 1
+/// assert_eq!(codecs::id_of_format(codecs::format_of(codecs::LZ4HC)), Some(codecs::LZ4));
+/// assert_eq!(codecs::id_of_format(codecs::UDCODEC_FORMAT), None);
+/// ```
 pub fn id_of_format(format: u8) -> Option<u8> {
     match format {
         0 => Some(BLOSCLZ),
@@ -118,6 +200,25 @@ pub fn id_of_format(format: u8) -> Option<u8> {
 }
 
 /// A chunk dictionary prepared for compression.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::codecs::{self, CDict, CodecState, DDict, StreamInfo};
+///
+/// let dict = b"temperature pressure humidity ".repeat(4);
+/// let cdict = CDict::Lz4(&dict);
+/// let data = b"humidity pressure temperature ".repeat(20);
+/// let info = StreamInfo { meta: 0, chunk: &[], cparams: None, dparams: None };
+/// let mut state = CodecState::default();
+/// let mut out = vec![0u8; data.len()];
+/// let n = state.compress(codecs::LZ4, 5, &data, &mut out, Some(&cdict), info).unwrap();
+/// assert!(n > 0);
+/// let ddict = DDict::new(codecs::LZ4, &dict).unwrap();
+/// let mut back = vec![0u8; data.len()];
+/// state.decompress(codecs::LZ4, &out[..n], &mut back, Some(&ddict), info).unwrap();
+/// assert_eq!(back, data);
+/// ```
 pub enum CDict<'a> {
     /// A Zstd dictionary (trained), digested once per chunk.
     Zstd(::zstd::zstd_safe::CDict<'static>),
@@ -126,6 +227,24 @@ pub enum CDict<'a> {
 }
 
 /// A chunk dictionary prepared for decompression.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::codecs::{self, zstd, CDict, CodecState, DDict, StreamInfo};
+///
+/// let dict = b"a zstd dictionary is just bytes too ".repeat(8);
+/// let data = b"a zstd dictionary ".repeat(30);
+/// let info = StreamInfo { meta: 0, chunk: &[], cparams: None, dparams: None };
+/// let mut state = CodecState::default();
+/// let mut out = vec![0u8; data.len()];
+/// let cdict = CDict::Zstd(zstd::cdict(&dict));
+/// let n = state.compress(codecs::ZSTD, 5, &data, &mut out, Some(&cdict), info).unwrap();
+/// let ddict = DDict::new(codecs::ZSTD, &dict).unwrap();
+/// let mut back = vec![0u8; data.len()];
+/// state.decompress(codecs::ZSTD, &out[..n], &mut back, Some(&ddict), info).unwrap();
+/// assert_eq!(back, data);
+/// ```
 pub enum DDict<'a> {
     /// A Zstd dictionary.
     Zstd(::zstd::zstd_safe::DDict<'static>),
@@ -135,6 +254,16 @@ pub enum DDict<'a> {
 
 impl<'a> DDict<'a> {
     /// Prepare the dictionary stored in a chunk for the codec of that chunk.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::{codecs::{self, DDict}, Error};
+    ///
+    /// assert!(matches!(DDict::new(codecs::LZ4HC, b"history"), Ok(DDict::Lz4(b"history"))));
+    /// // BloscLZ has no dictionaries
+    /// assert!(matches!(DDict::new(codecs::BLOSCLZ, b"history"), Err(Error::CodecDict)));
+    /// ```
     pub fn new(codec: u8, bytes: &'a [u8]) -> Result<DDict<'a>> {
         match codec {
             // a damaged zstd-format dictionary (bad entropy tables) makes ZSTD_createDDict fail
@@ -151,6 +280,24 @@ impl<'a> DDict<'a> {
 }
 
 /// Per-thread codec state reused across streams and calls (Zstd and Zlib contexts, LZ4 streams).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::codecs::{self, CodecState, StreamInfo};
+///
+/// let data = b"one stream of a block ".repeat(40);
+/// let info = StreamInfo { meta: 0, chunk: &[], cparams: None, dparams: None };
+/// let mut state = CodecState::default();
+/// for codec in [codecs::BLOSCLZ, codecs::LZ4, codecs::LZ4HC, codecs::ZLIB, codecs::ZSTD] {
+///     let mut out = vec![0u8; data.len()];
+///     let n = state.compress(codec, 5, &data, &mut out, None, info).unwrap();
+///     assert!(n > 0 && n < data.len());
+///     let mut back = vec![0u8; data.len()];
+///     state.decompress(codec, &out[..n], &mut back, None, info).unwrap();
+///     assert_eq!(back, data);
+/// }
+/// ```
 #[derive(Default)]
 pub struct CodecState {
     zstd: zstd::State,
@@ -159,6 +306,21 @@ pub struct CodecState {
 }
 
 /// What a user codec or filter receives along with the data.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::codecs::{self, CodecState, StreamInfo};
+/// use b2rs::CParams;
+///
+/// let cparams = CParams::default();
+/// // what a codec sees: no header yet, the compression parameters
+/// let info = StreamInfo { meta: 0, chunk: &[], cparams: Some(&cparams), dparams: None };
+/// let data = vec![9u8; 1000];
+/// let mut out = vec![0u8; 1000];
+/// let n = CodecState::default().compress(codecs::ZLIB, 1, &data, &mut out, None, info).unwrap();
+/// assert!(n > 0 && n < 100);
+/// ```
 #[derive(Clone, Copy)]
 pub struct StreamInfo<'a> {
     /// The `compcode_meta` byte (codecs) or the filter's meta byte (filters).
@@ -174,6 +336,22 @@ pub struct StreamInfo<'a> {
 impl CodecState {
     /// Compress `src` with codec `id` at `clevel` into `dst` (its length is the output limit).
     /// `Ok(0)` means: store the stream raw.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::codecs::{self, CodecState, StreamInfo};
+    ///
+    /// let info = StreamInfo { meta: 0, chunk: &[], cparams: None, dparams: None };
+    /// let mut state = CodecState::default();
+    /// let data = vec![1u8; 4096];
+    /// let mut out = vec![0u8; 4096];
+    /// let n = state.compress(codecs::ZSTD, 3, &data, &mut out, None, info).unwrap();
+    /// assert!(n > 0 && n < 100);
+    /// // incompressible data: Ok(0), store raw
+    /// let noise: Vec<u8> = (0..256u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+    /// assert_eq!(state.compress(codecs::BLOSCLZ, 5, &noise, &mut out[..256], None, info).unwrap(), 0);
+    /// ```
     pub fn compress(
         &mut self,
         id: u8,
@@ -218,6 +396,26 @@ impl CodecState {
     }
 
     /// Decompress one stream into `dst`, which must come out exactly full.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::codecs::{self, CodecState, StreamInfo};
+    /// use b2rs::Error;
+    ///
+    /// let info = StreamInfo { meta: 0, chunk: &[], cparams: None, dparams: None };
+    /// let mut state = CodecState::default();
+    /// let data = b"decompress fills dst exactly ".repeat(10);
+    /// let mut out = vec![0u8; data.len()];
+    /// let n = state.compress(codecs::LZ4, 5, &data, &mut out, None, info).unwrap();
+    /// let mut back = vec![0u8; data.len()];
+    /// state.decompress(codecs::LZ4, &out[..n], &mut back, None, info).unwrap();
+    /// assert_eq!(back, data);
+    /// // a destination of the wrong length is invalid data
+    /// let mut short = vec![0u8; data.len() - 1];
+    /// let err = state.decompress(codecs::LZ4, &out[..n], &mut short, None, info).unwrap_err();
+    /// assert_eq!(err, Error::Data);
+    /// ```
     pub fn decompress(
         &mut self,
         id: u8,

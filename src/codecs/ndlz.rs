@@ -39,6 +39,15 @@ const TOKEN_SAME: u8 = 1 << 6;
 const TOKEN_CELL: u8 = (1 << 7) | (1 << 6);
 
 /// XXH32 of `data` with `seed` (the reference's `XXH32`, used for its hash tables).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::codecs::ndlz::xxh32;
+///
+/// assert_eq!(xxh32(b"", 0), 0x02CC_5D05);
+/// assert_eq!(xxh32(b"abc", 0), 0x32D1_53FF);
+/// ```
 pub fn xxh32(data: &[u8], seed: u32) -> u32 {
     const P1: u32 = 0x9E37_79B1;
     const P2: u32 = 0x85EB_CA77;
@@ -102,6 +111,22 @@ fn hash(data: &[u8]) -> usize {
 /// Errors (C-Blosc2's plugin returns a negative code, which fails the compression): no
 /// metalayer, a cell side other than 4 or 8, an array that is not 2-D, a block whose length is
 /// not `blockshape[0] * blockshape[1]` (typesize other than 1).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::b2nd::Meta;
+/// use b2rs::codecs::ndlz;
+///
+/// // one 32 x 32 block of bytes (typesize 1) of a 2-D array
+/// let nd = Meta::new(&[32, 32], &[32, 32], &[32, 32]);
+/// let src: Vec<u8> = (0..1024u32).map(|i| (i % 32 / 8) as u8).collect();
+/// let mut dst = vec![0u8; src.len()];
+/// let n = ndlz::compress(4, Some(&nd), &src, &mut dst).unwrap();
+/// assert!(n > 0 && n < src.len());
+/// // NDLZ needs the "b2nd" metalayer
+/// assert!(ndlz::compress(4, None, &src, &mut dst).is_err());
+/// ```
 pub fn compress(meta: u8, nd: Option<&Meta>, src: &[u8], dst: &mut [u8]) -> Result<usize> {
     let Some(nd) = nd else {
         crate::trace_error!("b2nd layer not found!");
@@ -487,6 +512,21 @@ impl<'a> Input<'a> {
 /// Decompress one NDLZ stream made with cells of side `meta` (4 or 8) into `dst`. Returns the
 /// number of bytes written (the block shape is in the stream; the metalayer is not needed).
 /// `Ok(0)` for a stream shorter than 8 bytes or a block larger than `dst`, as C-Blosc2.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::b2nd::Meta;
+/// use b2rs::codecs::ndlz;
+///
+/// let nd = Meta::new(&[32, 32], &[32, 32], &[32, 32]);
+/// let src: Vec<u8> = (0..1024u32).map(|i| (i % 32 / 8) as u8).collect();
+/// let mut dst = vec![0u8; src.len()];
+/// let n = ndlz::compress(8, Some(&nd), &src, &mut dst).unwrap();
+/// let mut back = vec![0u8; src.len()];
+/// assert_eq!(ndlz::decompress(8, &dst[..n], &mut back).unwrap(), src.len());
+/// assert_eq!(back, src);
+/// ```
 pub fn decompress(meta: u8, src: &[u8], dst: &mut [u8]) -> Result<usize> {
     let c: usize = match meta {
         4 => 4,

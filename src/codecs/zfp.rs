@@ -39,6 +39,17 @@ const MAX_PREC: u32 = 64;
 const MIN_EXP: i32 = -1074;
 
 /// The three ZFP modes, with the `compcode_meta` byte as C-Blosc2 interprets it.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::codecs::zfp::{self, Mode};
+///
+/// let src: Vec<u8> = (0..64).flat_map(|i| (i as f64 * 0.5).to_le_bytes()).collect();
+/// let mut dst = vec![0u8; src.len()];
+/// let n = zfp::compress(Mode::Precision(20), &[8, 8], 8, &src, &mut dst).unwrap();
+/// assert!(n > 0 && n < src.len());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     /// Fixed accuracy: absolute error tolerance `10^meta` (meta read as `i8`).
@@ -51,6 +62,16 @@ pub enum Mode {
 
 impl Mode {
     /// The mode of a codec id (33, 34 or 35) with its `compcode_meta` byte.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::codecs::zfp::{self, Mode};
+    ///
+    /// assert_eq!(Mode::from_codec(zfp::ZFP_ACC, 0xfe), Some(Mode::Accuracy(-2)));
+    /// assert_eq!(Mode::from_codec(zfp::ZFP_RATE, 50), Some(Mode::Rate(50)));
+    /// assert_eq!(Mode::from_codec(b2rs::codecs::ZSTD, 0), None);
+    /// ```
     pub fn from_codec(id: u8, meta: u8) -> Option<Mode> {
         match id {
             ZFP_ACC => Some(Mode::Accuracy(meta as i8)),
@@ -1071,6 +1092,21 @@ fn check_geometry(blockshape: &[usize], typesize: usize, len: usize) -> Result<F
 /// Returns the compressed size, or `Ok(0)` when the stream would not be smaller than `src` (or
 /// does not fit `dst`): store the block raw. Blocks with a dimension below 4, other typesizes
 /// and other ranks are refused, as C-Blosc2 does.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::codecs::zfp::{self, Mode};
+///
+/// // an 8 x 8 block of f32 values, lossy to 1e-2
+/// let vals: Vec<f32> = (0..64).map(|i| (i as f32 * 0.1).sin()).collect();
+/// let src: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+/// let mut dst = vec![0u8; src.len()];
+/// let n = zfp::compress(Mode::Accuracy(-2), &[8, 8], 4, &src, &mut dst).unwrap();
+/// assert!(n > 0 && n < src.len());
+/// // blocks smaller than a 4 x 4 cell are refused
+/// assert!(zfp::compress(Mode::Accuracy(-2), &[2, 32], 4, &src, &mut dst).is_err());
+/// ```
 pub fn compress(
     mode: Mode,
     blockshape: &[usize],
@@ -1104,6 +1140,22 @@ fn encode(mode: Mode, blockshape: &[usize], typesize: usize, src: &[u8]) -> Resu
 
 /// Decompress one Blosc block written by [`compress`] (or C-Blosc2) into `dst`, which must be
 /// the whole block (`prod(blockshape) · typesize` bytes). Returns `dst.len()`.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::codecs::zfp::{self, Mode};
+///
+/// let vals: Vec<f32> = (0..64).map(|i| (i as f32 * 0.1).sin()).collect();
+/// let src: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+/// let mut dst = vec![0u8; src.len()];
+/// let n = zfp::compress(Mode::Accuracy(-2), &[8, 8], 4, &src, &mut dst).unwrap();
+/// let mut back = vec![0u8; src.len()];
+/// assert_eq!(zfp::decompress(Mode::Accuracy(-2), &[8, 8], 4, &dst[..n], &mut back).unwrap(), src.len());
+/// for (b, v) in back.chunks(4).zip(&vals) {
+///     assert!((f32::from_le_bytes(b.try_into().unwrap()) - v).abs() <= 1e-2);
+/// }
+/// ```
 pub fn decompress(
     mode: Mode,
     blockshape: &[usize],
@@ -1146,6 +1198,20 @@ fn blockshape_of(b2nd: Option<&crate::b2nd::Meta>) -> Result<Vec<usize>> {
 /// the `compcode_meta` byte, the compression typesize and the b2nd block shape of `info`.
 /// Outside a super-chunk the block is stored raw (`Ok(0)`, as C-Blosc2); in a super-chunk
 /// without "b2nd" metalayer it is an error.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::codecs::{zfp, StreamInfo};
+/// use b2rs::CParams;
+///
+/// // outside a super-chunk (no b2nd metalayer) the block is stored raw, as C-Blosc2
+/// let cparams = CParams { typesize: 4, ..CParams::default() };
+/// let info = StreamInfo { meta: 0, chunk: &[], cparams: Some(&cparams), dparams: None };
+/// let src = vec![0u8; 256];
+/// let mut dst = vec![0u8; 256];
+/// assert_eq!(zfp::compress_stream(zfp::ZFP_ACC, &src, &mut dst, info).unwrap(), 0);
+/// ```
 pub fn compress_stream(
     id: u8,
     src: &[u8],
@@ -1168,6 +1234,30 @@ pub fn compress_stream(
 /// The codec entry point of the pipeline: decompress one block with codec `id`, the
 /// `compcode_meta` byte, the super-chunk's typesize (else the chunk's) and the b2nd block shape
 /// of `info`. Returns the decoded size (`dst.len()`).
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+/// use b2rs::b2nd::Meta;
+/// use b2rs::codecs::{zfp, StreamInfo};
+/// use b2rs::{CParams, DParams};
+///
+/// let nd = Arc::new(Meta::new(&[8, 8], &[8, 8], &[8, 8]));
+/// let cparams = CParams { typesize: 8, b2nd: Some(nd.clone()), ..CParams::default() };
+/// let dparams = DParams { schunk_typesize: Some(8), b2nd: Some(nd), ..DParams::default() };
+/// let src: Vec<u8> = (0..64).flat_map(|i| (i as f64).to_le_bytes()).collect();
+/// let mut dst = vec![0u8; src.len()];
+/// let info = StreamInfo { meta: 30, chunk: &[], cparams: Some(&cparams), dparams: None };
+/// let n = zfp::compress_stream(zfp::ZFP_PREC, &src, &mut dst, info).unwrap();
+/// assert!(n > 0);
+/// let info = StreamInfo { meta: 30, chunk: &[], cparams: None, dparams: Some(&dparams) };
+/// let mut back = vec![0u8; src.len()];
+/// assert_eq!(zfp::decompress_stream(zfp::ZFP_PREC, &dst[..n], &mut back, info).unwrap(), src.len());
+/// for (b, i) in back.chunks(8).zip(0..) {
+///     assert!((f64::from_le_bytes(b.try_into().unwrap()) - i as f64).abs() < 1e-3);
+/// }
+/// ```
 pub fn decompress_stream(
     id: u8,
     src: &[u8],

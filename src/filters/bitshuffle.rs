@@ -41,6 +41,21 @@ fn split_body<'a, 'b>(
 ///
 /// `src` and `dst` should have the same length `L`; if they differ only the first
 /// `min(src.len(), dst.len())` bytes are processed (and the rest of `dst` is left untouched).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::filters::bitshuffle::{bitshuffle, bitunshuffle};
+///
+/// // 8 elements of 1 byte: bit b of every element ends up in byte b
+/// let src = [1u8, 1, 1, 1, 1, 1, 1, 1];
+/// let mut dst = [0u8; 8];
+/// bitshuffle(1, &src, &mut dst);
+/// assert_eq!(dst, [0xff, 0, 0, 0, 0, 0, 0, 0]);
+/// let mut back = [0u8; 8];
+/// bitunshuffle(1, &dst, &mut back);
+/// assert_eq!(back, src);
+/// ```
 pub fn bitshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
     let (s, src, dst, body) = split_body(typesize, src, dst);
     if body > 0 {
@@ -60,6 +75,20 @@ pub fn bitshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
 }
 
 /// Inverse of [`bitshuffle`] (the decoder rule for chunks of version 3 and later).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::filters::bitshuffle::{bitshuffle, bitunshuffle};
+///
+/// let src: Vec<u8> = (0..100u32).flat_map(|i| i.to_le_bytes()).collect();
+/// let mut shuffled = vec![0u8; src.len()];
+/// bitshuffle(4, &src, &mut shuffled);
+/// assert_ne!(shuffled, src);
+/// let mut back = vec![0u8; src.len()];
+/// bitunshuffle(4, &shuffled, &mut back);
+/// assert_eq!(back, src);
+/// ```
 pub fn bitunshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
     let (s, src, dst, body) = split_body(typesize, src, dst);
     if body > 0 {
@@ -81,6 +110,24 @@ pub fn bitunshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
 /// Decoder rule for version-2 (Blosc 1.x) chunks (CHUNK.md §8.2): if the element count is a
 /// multiple of 8 unshuffle all of them and copy the trailing L % typesize bytes, else copy
 /// unchanged.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::filters::bitshuffle::{bitshuffle, bitunshuffle_v2};
+///
+/// // 16 elements (a multiple of 8): unshuffled as version 3 does
+/// let src: Vec<u8> = (0..16u16).flat_map(|i| i.to_le_bytes()).collect();
+/// let mut shuffled = vec![0u8; src.len()];
+/// bitshuffle(2, &src, &mut shuffled);
+/// let mut back = vec![0u8; src.len()];
+/// bitunshuffle_v2(2, &shuffled, &mut back);
+/// assert_eq!(back, src);
+/// // 5 elements (not a multiple of 8): copied unchanged
+/// let mut copy = [0u8; 10];
+/// bitunshuffle_v2(2, &[9; 10], &mut copy);
+/// assert_eq!(copy, [9; 10]);
+/// ```
 pub fn bitunshuffle_v2(typesize: usize, src: &[u8], dst: &mut [u8]) {
     let len = src.len().min(dst.len());
     if (len / typesize.max(1)) % 8 == 0 {

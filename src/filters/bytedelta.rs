@@ -29,6 +29,21 @@ mod sse2;
 use super::shuffle::{isa, Isa};
 
 /// Which of the two plugin filters.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::filters::bytedelta::{decode, encode, Variant};
+///
+/// let src: Vec<u8> = (0..64u8).collect();
+/// for variant in [Variant::Fixed, Variant::Buggy] {
+///     let mut coded = vec![0u8; 64];
+///     encode(variant, 4, &src, &mut coded);
+///     let mut back = vec![0u8; 64];
+///     decode(variant, 4, &coded, &mut back);
+///     assert_eq!(back, src);
+/// }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Variant {
     /// Id 35: each plane is one delta run.
@@ -40,11 +55,34 @@ pub enum Variant {
 /// Delta-code the planes of `src` into `dst` (FILTERS.md §7). `planes` is `T` (0 is treated
 /// as 1). Only the first `min(src.len(), dst.len())` bytes are processed; the trailing
 /// `L - P*T` bytes are copied.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::filters::bytedelta::{encode, Variant};
+///
+/// // 2 planes of 4 bytes: each plane is delta-coded
+/// let src = [10u8, 11, 13, 16, 100, 100, 101, 103];
+/// let mut dst = [0u8; 8];
+/// encode(Variant::Fixed, 2, &src, &mut dst);
+/// assert_eq!(dst, [10, 1, 2, 3, 100, 0, 1, 2]);
+/// ```
 pub fn encode(variant: Variant, planes: usize, src: &[u8], dst: &mut [u8]) {
     run(Dir::Encode, variant, planes, src, dst);
 }
 
 /// Undo [`encode`] (running sum per plane). Same conventions.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::filters::bytedelta::{decode, Variant};
+///
+/// let coded = [10u8, 1, 2, 3, 100, 0, 1, 2];
+/// let mut dst = [0u8; 8];
+/// decode(Variant::Fixed, 2, &coded, &mut dst);
+/// assert_eq!(dst, [10, 11, 13, 16, 100, 100, 101, 103]);
+/// ```
 pub fn decode(variant: Variant, planes: usize, src: &[u8], dst: &mut [u8]) {
     run(Dir::Decode, variant, planes, src, dst);
 }

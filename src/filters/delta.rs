@@ -24,6 +24,20 @@ fn unit(typesize: usize) -> usize {
 /// Only the first `min(src.len(), dst.len())` bytes are processed. Should `dref` be shorter than
 /// the block, the bytes beyond it are copied unchanged (and [`decode`] with the same `dref`
 /// leaves them alone, so the pair still round-trips).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::filters::delta::{decode, encode};
+///
+/// // block 0: each 2-byte unit XOR the previous one
+/// let block0 = [1u8, 2, 1, 2, 3, 2];
+/// let mut coded = [0u8; 6];
+/// encode(&block0, 0, 2, &block0, &mut coded);
+/// assert_eq!(coded, [1, 2, 0, 0, 2, 0]);
+/// decode(&[], 0, 2, &mut coded);
+/// assert_eq!(coded, block0);
+/// ```
 pub fn encode(dref: &[u8], offset: usize, typesize: usize, src: &[u8], dst: &mut [u8]) {
     let len = src.len().min(dst.len());
     let (src, dst) = (&src[..len], &mut dst[..len]);
@@ -58,6 +72,21 @@ pub fn encode(dref: &[u8], offset: usize, typesize: usize, src: &[u8], dst: &mut
 ///
 /// Should `dref` be shorter than the block, the bytes beyond it are left as they are (the
 /// mirror of [`encode`]).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::filters::delta::{decode, encode};
+///
+/// // a later block is XORed with block 0 of the chunk
+/// let block0 = [5u8, 6, 7, 8];
+/// let block1 = [5u8, 6, 7, 9];
+/// let mut coded = [0u8; 4];
+/// encode(&block0, 4, 1, &block1, &mut coded);
+/// assert_eq!(coded, [0, 0, 0, 1]);
+/// decode(&block0, 4, 1, &mut coded);
+/// assert_eq!(coded, block1);
+/// ```
 pub fn decode(dref: &[u8], offset: usize, typesize: usize, data: &mut [u8]) {
     let u = unit(typesize);
     let body = data.len() / u * u;

@@ -12,6 +12,18 @@ use crate::error::{Error, Result};
 
 /// The number of low bits cleared for precision `prec` on `typesize`-byte integers, or `None`
 /// when C-Blosc2 refuses the combination.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::filters::int_trunc::zeroed_bits;
+///
+/// // keep 12 of the 16 bits
+/// assert_eq!(zeroed_bits(12, 2), Some(4));
+/// // a negative precision is the number of bits to clear
+/// assert_eq!(zeroed_bits(-3, 4), Some(3));
+/// assert_eq!(zeroed_bits(8, 3), None);
+/// ```
 pub fn zeroed_bits(prec: i8, typesize: usize) -> Option<u32> {
     if !matches!(typesize, 1 | 2 | 4 | 8) {
         return None;
@@ -31,6 +43,19 @@ pub fn zeroed_bits(prec: i8, typesize: usize) -> Option<u32> {
 ///
 /// Only the first `min(src.len(), dst.len())` bytes are processed; the `L % typesize` trailing
 /// bytes are copied unchanged (C-Blosc2 leaves them undefined). On error `dst` is not written.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::filters::int_trunc::truncate;
+/// use b2rs::Error;
+///
+/// let src: Vec<u8> = [0x1234u16, 0xffff].iter().flat_map(|v| v.to_le_bytes()).collect();
+/// let mut dst = [0u8; 4];
+/// truncate(-4, 2, &src, &mut dst).unwrap();
+/// assert_eq!(dst, [0x30, 0x12, 0xf0, 0xff]);
+/// assert_eq!(truncate(4, 3, &src, &mut dst), Err(Error::FilterPipeline));
+/// ```
 pub fn truncate(prec: i8, typesize: usize, src: &[u8], dst: &mut [u8]) -> Result<()> {
     let Some(zeroed) = zeroed_bits(prec, typesize) else {
         if matches!(typesize, 1 | 2 | 4 | 8) {

@@ -123,6 +123,21 @@ fn cells_len(c: i64, ndim: usize) -> i64 {
 }
 
 /// Regroup one block (`src`, `typesize`-byte elements) into cells of side `meta` into `dst`.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::b2nd::Meta;
+/// use b2rs::filters::ndcell;
+///
+/// // one 8 x 8 block of bytes in cells of 4 x 4
+/// let nd = Meta::new(&[8, 8], &[8, 8], &[8, 8]);
+/// let src: Vec<u8> = (0..64).collect();
+/// let mut dst = vec![0u8; 64];
+/// ndcell::forward(4, 1, Some(&nd), &src, &mut dst).unwrap();
+/// // the first cell holds rows 0..4, columns 0..4
+/// assert_eq!(dst[..16], [0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27]);
+/// ```
 pub fn forward(
     meta: u8,
     typesize: usize,
@@ -189,6 +204,21 @@ pub(crate) fn scatter(
 }
 
 /// Undo [`forward`] on one block; `typesize` is the super-chunk's (what C-Blosc2 reads).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::b2nd::Meta;
+/// use b2rs::filters::ndcell;
+///
+/// let nd = Meta::new(&[8, 8], &[8, 8], &[8, 8]);
+/// let src: Vec<u8> = (0..64).collect();
+/// let mut cells = vec![0u8; 64];
+/// ndcell::forward(4, 1, Some(&nd), &src, &mut cells).unwrap();
+/// let mut back = vec![0u8; 64];
+/// ndcell::backward(4, 1, Some(&nd), &cells, &mut back).unwrap();
+/// assert_eq!(back, src);
+/// ```
 pub fn backward(
     meta: u8,
     typesize: usize,

@@ -40,6 +40,20 @@ fn check(src_len: usize, blocklen: i64, cs: &[i64], typesize: usize) -> Result<(
 
 /// Replace each cell of one block by its mean, written cell after cell into `dst`. `typesize`
 /// must be 4 (float32) or 8 (float64).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::b2nd::Meta;
+/// use b2rs::filters::ndmean;
+///
+/// // one 4 x 4 block of f32 is one cell of side 4: every value becomes the mean, 7.5
+/// let nd = Meta::new(&[4, 4], &[4, 4], &[4, 4]);
+/// let src: Vec<u8> = (0..16).flat_map(|i| (i as f32).to_le_bytes()).collect();
+/// let mut dst = vec![0u8; src.len()];
+/// ndmean::forward(4, 4, Some(&nd), &src, &mut dst).unwrap();
+/// assert!(dst.chunks(4).all(|v| f32::from_le_bytes(v.try_into().unwrap()) == 7.5));
+/// ```
 pub fn forward(
     meta: u8,
     typesize: usize,
@@ -94,6 +108,24 @@ pub fn forward(
 }
 
 /// Put the cells written by [`forward`] back in their places; `typesize` is the super-chunk's.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::b2nd::Meta;
+/// use b2rs::filters::ndmean;
+///
+/// let nd = Meta::new(&[8, 4], &[8, 4], &[8, 4]);
+/// let src: Vec<u8> = (0..32).flat_map(|i| (i as f64).to_le_bytes()).collect();
+/// let mut means = vec![0u8; src.len()];
+/// ndmean::forward(4, 8, Some(&nd), &src, &mut means).unwrap();
+/// let mut back = vec![0u8; src.len()];
+/// ndmean::backward(4, 8, Some(&nd), &means, &mut back).unwrap();
+/// let vals: Vec<f64> = back.chunks(8).map(|v| f64::from_le_bytes(v.try_into().unwrap())).collect();
+/// // rows 0..4 hold the mean of the first cell, rows 4..8 that of the second
+/// assert_eq!(vals[0], 7.5);
+/// assert_eq!(vals[31], 23.5);
+/// ```
 pub fn backward(
     meta: u8,
     typesize: usize,

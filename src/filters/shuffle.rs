@@ -66,6 +66,18 @@ fn has_simd_kernel(typesize: usize) -> bool {
 ///
 /// `src` and `dst` should have the same length `L`; if they differ only the first
 /// `min(src.len(), dst.len())` bytes are processed (and the rest of `dst` is left untouched).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::filters::shuffle::shuffle;
+///
+/// // 3 elements of 2 bytes (plus one trailing byte, copied)
+/// let src = [1u8, 2, 3, 4, 5, 6, 7];
+/// let mut dst = [0u8; 7];
+/// shuffle(2, &src, &mut dst);
+/// assert_eq!(dst, [1, 3, 5, 2, 4, 6, 7]);
+/// ```
 pub fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
     let len = src.len().min(dst.len());
     let (src, dst) = (&src[..len], &mut dst[..len]);
@@ -85,6 +97,19 @@ pub fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
 
 /// Inverse of [`shuffle`]: gathers the `typesize` planes back into elements. Trailing
 /// L % typesize bytes copied.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::filters::shuffle::{shuffle, unshuffle};
+///
+/// let src: Vec<u8> = (0..1000u32).map(|i| (i * 7) as u8).collect();
+/// let mut shuffled = vec![0u8; src.len()];
+/// shuffle(8, &src, &mut shuffled);
+/// let mut back = vec![0u8; src.len()];
+/// unshuffle(8, &shuffled, &mut back);
+/// assert_eq!(back, src);
+/// ```
 pub fn unshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
     let len = src.len().min(dst.len());
     let (src, dst) = (&src[..len], &mut dst[..len]);

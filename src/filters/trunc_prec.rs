@@ -12,6 +12,20 @@ use crate::error::{Error, Result};
 ///
 /// Only the first `min(src.len(), dst.len())` bytes are processed; the `L % typesize` trailing
 /// bytes are copied unchanged. On error `dst` is not written.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::filters::trunc_prec::truncate;
+/// use b2rs::Error;
+///
+/// let x = 1.0f32 + f32::EPSILON; // the lowest mantissa bit set
+/// let mut dst = [0u8; 4];
+/// truncate(10, 4, &x.to_le_bytes(), &mut dst).unwrap();
+/// assert_eq!(f32::from_le_bytes(dst), 1.0);
+/// // typesize 2 is not a float
+/// assert_eq!(truncate(10, 2, &[0; 4], &mut dst), Err(Error::FilterPipeline));
+/// ```
 pub fn truncate(prec: i8, typesize: usize, src: &[u8], dst: &mut [u8]) -> Result<()> {
     let mantissa: u32 = match typesize {
         4 => 23,

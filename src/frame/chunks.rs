@@ -11,30 +11,166 @@ use crate::params::CParams;
 impl Frame {
     /// Insert `chunk` at position `n` (under the exclusive frame lock when locking is
     /// on; the unlocked variant has the details).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// frame.insert_chunk(0, &chunk_of(9)).unwrap();
+    /// assert_eq!(frame.nchunks(), 4);
+    /// assert_eq!((first_byte(&frame, 0), first_byte(&frame, 1)), (9, 1));
+    /// assert!(frame.insert_chunk(9, &chunk_of(9)).is_err());
+    /// ```
     pub fn insert_chunk(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
         self.locked(LockMode::Exclusive, |f| f.insert_chunk_unlocked(n, chunk))
     }
 
     /// Replace chunk `n` (under the exclusive frame lock when locking is
     /// on; the unlocked variant has the details).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// assert_eq!(frame.update_chunk(1, &chunk_of(7)).unwrap(), 3);
+    /// assert_eq!(first_byte(&frame, 1), 7);
+    /// ```
     pub fn update_chunk(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
         self.locked(LockMode::Exclusive, |f| f.update_chunk_unlocked(n, chunk))
     }
 
     /// Delete chunk `n` (under the exclusive frame lock when locking is
     /// on; the unlocked variant has the details).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// assert_eq!(frame.delete_chunk(0).unwrap(), 2);
+    /// assert_eq!(first_byte(&frame, 0), 2);
+    /// assert_eq!(frame.nbytes(), 2000);
+    /// ```
     pub fn delete_chunk(&mut self, n: i64) -> Result<i64> {
         self.locked(LockMode::Exclusive, |f| f.delete_chunk_unlocked(n))
     }
 
     /// Reorder the chunks as `order` says (under the exclusive frame lock when locking is
     /// on; the unlocked variant has the details).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// frame.reorder_offsets(&[2, 1, 0]).unwrap();
+    /// assert_eq!((first_byte(&frame, 0), first_byte(&frame, 2)), (3, 1));
+    /// ```
     pub fn reorder_offsets(&mut self, order: &[i64]) -> Result<()> {
         self.locked(LockMode::Exclusive, |f| f.reorder_offsets_unlocked(order))
     }
 
     /// Fill the frame with special chunks (under the exclusive frame lock when locking is
     /// on; the unlocked variant has the details).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use b2rs::chunk::header::Special;
+    /// use b2rs::frame::{index, io::StdIo, Frame, FrameParams, Location};
+    /// use b2rs::CParams;
+    ///
+    /// let params = FrameParams::from_cparams(&CParams { typesize: 8, ..CParams::default() }, 1);
+    /// let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// // 1000 NaN items (f64) in chunks of 300 items; returns the frame length
+    /// assert_eq!(frame.fill_special(1000, Special::Nan, 2400).unwrap(), frame.len());
+    /// assert_eq!((frame.nchunks(), frame.nbytes()), (4, 8000));
+    /// // no chunk is stored: every offset is the special NaN value
+    /// assert!(frame.offsets().unwrap().iter().all(|&o| index::special_of_offset(o) == Some(Special::Nan)));
+    /// ```
     pub fn fill_special(&mut self, nitems: i64, special: Special, chunksize: i32) -> Result<i64> {
         self.locked(LockMode::Exclusive, |f| {
             f.fill_special_unlocked(nitems, special, chunksize)
@@ -218,6 +354,36 @@ impl Frame {
     }
 
     /// Append a chunk; returns the new number of chunks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// assert_eq!(frame.append_chunk(&chunk_of(4)).unwrap(), 4);
+    /// assert_eq!(first_byte(&frame, 3), 4);
+    /// assert!(frame.append_chunk(b"not a chunk").is_err());
+    /// ```
     pub fn append_chunk(&mut self, chunk: &[u8]) -> Result<i64> {
         let nc = check_new_chunk(chunk, Error::ChunkAppend)?;
         let n = self.nchunks();

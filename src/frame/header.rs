@@ -59,6 +59,40 @@ pub const TYPE_DIRECTORY: u8 = 1;
 const UDCODEC_NIBBLE: u8 = 6;
 
 /// The values of the fixed part of a header.
+///
+/// # Examples
+///
+/// ```
+/// # use std::sync::Arc;
+/// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+/// # use b2rs::{chunk, CParams, DParams};
+/// #
+/// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+/// # let cparams = CParams { typesize: 1, ..CParams::default() };
+/// # let params = FrameParams::from_cparams(&cparams, 1);
+/// # let chunk_of = |b: u8| {
+/// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+/// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+/// #     buf.truncate(n);
+/// #     buf
+/// # };
+/// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+/// # for b in 1..=3 {
+/// #     frame.append_chunk(&chunk_of(b)).unwrap();
+/// # }
+/// # let first_byte = |frame: &Frame, n: i64| {
+/// #     let mut out = vec![0u8; 1000];
+/// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+/// #     out[0]
+/// # };
+/// use b2rs::frame::header::FixedHeader;
+///
+/// let bytes = frame.to_bytes().unwrap();
+/// let h = FixedHeader::parse(&bytes, false).unwrap();
+/// assert_eq!((h.nbytes, h.chunksize, h.frame_type), (3000, 1000, 0));
+/// assert_eq!(h.frame_len as usize, bytes.len());
+/// assert_eq!(h.header_len as i64, frame.header_len());
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct FixedHeader {
     /// Length of the whole header, metalayers included.
@@ -96,6 +130,38 @@ fn be_i64(b: &[u8], at: usize) -> i64 {
 }
 
 /// `frame_len` of a header whose first bytes are `b` (at least 24 bytes).
+///
+/// # Examples
+///
+/// ```
+/// # use std::sync::Arc;
+/// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+/// # use b2rs::{chunk, CParams, DParams};
+/// #
+/// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+/// # let cparams = CParams { typesize: 1, ..CParams::default() };
+/// # let params = FrameParams::from_cparams(&cparams, 1);
+/// # let chunk_of = |b: u8| {
+/// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+/// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+/// #     buf.truncate(n);
+/// #     buf
+/// # };
+/// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+/// # for b in 1..=3 {
+/// #     frame.append_chunk(&chunk_of(b)).unwrap();
+/// # }
+/// # let first_byte = |frame: &Frame, n: i64| {
+/// #     let mut out = vec![0u8; 1000];
+/// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+/// #     out[0]
+/// # };
+/// use b2rs::frame::header::frame_len_of;
+///
+/// let bytes = frame.to_bytes().unwrap();
+/// assert_eq!(frame_len_of(&bytes).unwrap(), bytes.len() as i64);
+/// assert!(frame_len_of(&bytes[..10]).is_err());
+/// ```
 pub fn frame_len_of(b: &[u8]) -> Result<i64> {
     if b.len() < POS_FRAME_LEN + 8 {
         return Err(Error::ReadBuffer);
@@ -106,6 +172,39 @@ pub fn frame_len_of(b: &[u8]) -> Result<i64> {
 impl FixedHeader {
     /// Parse and check the fixed part (FRAME.md §11 steps 1–2). `sparse` says which frame type
     /// the caller expects.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// use b2rs::frame::header::FixedHeader;
+    ///
+    /// let bytes = frame.to_bytes().unwrap();
+    /// assert_eq!(FixedHeader::parse(&bytes, false).unwrap().params.typesize, 1);
+    /// // a contiguous frame is not a sparse one
+    /// assert!(FixedHeader::parse(&bytes, true).is_err());
+    /// ```
     pub fn parse(b: &[u8], sparse: bool) -> Result<FixedHeader> {
         let b = b.get(..HEADER_MINLEN).ok_or_else(|| {
             crate::trace_error!("The frame header is shorter than {} bytes", HEADER_MINLEN);
@@ -212,6 +311,42 @@ impl FixedHeader {
 
     /// Encode the whole header (fixed part plus the metalayers section). `header_len` is taken
     /// from the encoding, not from `self`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// use b2rs::frame::header::{parse_metalayers, FixedHeader};
+    /// use b2rs::frame::Metalayer;
+    ///
+    /// let bytes = frame.to_bytes().unwrap();
+    /// let h = FixedHeader::parse(&bytes, false).unwrap();
+    /// let meta = [Metalayer { name: "units".into(), content: b"m/s".to_vec() }];
+    /// let encoded = h.encode(&meta).unwrap();
+    /// assert_eq!(FixedHeader::parse(&encoded, false).unwrap().nbytes, 3000);
+    /// assert_eq!(parse_metalayers(&encoded).unwrap(), meta);
+    /// ```
     pub fn encode(&self, metalayers: &[Metalayer]) -> Result<Vec<u8>> {
         check_metalayers(metalayers)?;
         let p = &self.params;
@@ -292,6 +427,18 @@ impl FixedHeader {
 }
 
 /// Check the writer's limits on metalayers: at most 16, names of 1..=31 bytes, unique.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::frame::header::check_metalayers;
+/// use b2rs::frame::Metalayer;
+///
+/// let m = |name: &str| Metalayer { name: name.into(), content: vec![1] };
+/// assert!(check_metalayers(&[m("a"), m("b")]).is_ok());
+/// assert!(check_metalayers(&[m("a"), m(&"b".repeat(32))]).is_err()); // name too long
+/// assert!(check_metalayers(&(0..17).map(|i| m(&i.to_string())).collect::<Vec<_>>()).is_err());
+/// ```
 pub fn check_metalayers(metalayers: &[Metalayer]) -> Result<()> {
     if metalayers.len() > MAX_METALAYERS {
         crate::trace_error!("Too many metalayers (at most {})", MAX_METALAYERS);
@@ -304,6 +451,16 @@ pub fn check_metalayers(metalayers: &[Metalayer]) -> Result<()> {
 }
 
 /// Check a (vl)metalayer name: 1 to 31 bytes.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::frame::header::check_name;
+///
+/// assert!(check_name("b2nd").is_ok());
+/// assert!(check_name("").is_err());
+/// assert!(check_name(&"x".repeat(32)).is_err());
+/// ```
 pub fn check_name(name: &str) -> Result<()> {
     if name.is_empty() || name.len() > MAX_NAME_LEN {
         crate::trace_error!("Metalayer names must have 1 to {} bytes", MAX_NAME_LEN);
@@ -381,6 +538,20 @@ pub(crate) fn parse_named_values(buf: &[u8], map_pos: usize, max: usize) -> Resu
 }
 
 /// Read the metalayers of a whole header (`header.len() == header_len`).
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+/// use b2rs::frame::{header::parse_metalayers, io::StdIo, Frame, FrameParams, Location};
+///
+/// let mut frame = Frame::create(Location::Memory, &FrameParams::default(), Arc::new(StdIo)).unwrap();
+/// frame.add_metalayer("first", b"1").unwrap();
+/// frame.add_metalayer("second", b"22").unwrap();
+/// let bytes = frame.to_bytes().unwrap();
+/// let found = parse_metalayers(&bytes[..frame.header_len() as usize]).unwrap();
+/// assert_eq!((found[1].name.as_str(), found[1].content.as_slice()), ("second", &b"22"[..]));
+/// ```
 pub fn parse_metalayers(header: &[u8]) -> Result<Vec<Metalayer>> {
     // 87: 93, 88: CD, 89–90: idx_size, 91: DE map
     parse_named_values(header, POS_METALAYERS + 4, MAX_METALAYERS)

@@ -13,6 +13,19 @@ pub const MAX_NCHUNKS: i64 = (MAX_BUFFERSIZE as i64) / OFFSET_SIZE as i64;
 
 /// The offset value that stands for a chunk of `special` (zeros, NaN or uninit); `None` for
 /// specials that are stored as real chunks (repeated values).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::chunk::header::Special;
+/// use b2rs::frame::index::{special_of_offset, special_offset};
+///
+/// let zero = special_offset(Special::Zero).unwrap();
+/// assert!(zero < 0);
+/// assert_eq!(special_of_offset(zero), Some(Special::Zero));
+/// // repeated values are stored as real chunks
+/// assert_eq!(special_offset(Special::Value), None);
+/// ```
 pub fn special_offset(special: Special) -> Option<i64> {
     match special {
         Special::Zero | Special::Nan | Special::Uninit => {
@@ -24,6 +37,16 @@ pub fn special_offset(special: Special) -> Option<i64> {
 
 /// What a negative offset stands for, tested the way C-Blosc2 does (bit 0, then 2, then 1 of
 /// the top byte); `None` if it is not a known special value.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::chunk::header::Special;
+/// use b2rs::frame::index::{special_of_offset, special_offset};
+///
+/// assert_eq!(special_of_offset(special_offset(Special::Uninit).unwrap()), Some(Special::Uninit));
+/// assert_eq!(special_of_offset(1234), None); // a real offset
+/// ```
 pub fn special_of_offset(offset: i64) -> Option<Special> {
     if offset >= 0 {
         return None;
@@ -42,6 +65,17 @@ pub fn special_of_offset(offset: i64) -> Option<Special> {
 
 /// The number of chunks of a frame (FRAME.md §5): 0 without data, `ceil(nbytes / chunksize)`
 /// for fixed chunk sizes, else the offsets chunk's `nbytes / 8` (`offsets_nbytes`).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::frame::index::nchunks_of;
+///
+/// assert_eq!(nchunks_of(0, -1, None).unwrap(), 0);
+/// assert_eq!(nchunks_of(2500, 1000, None).unwrap(), 3);
+/// // variable chunk sizes: the offsets chunk tells (8 bytes per chunk)
+/// assert_eq!(nchunks_of(2500, 0, Some(40)).unwrap(), 5);
+/// ```
 pub fn nchunks_of(nbytes: i64, chunksize: i32, offsets_nbytes: Option<i32>) -> Result<i64> {
     if nbytes <= 0 {
         return Ok(0);
@@ -99,6 +133,17 @@ fn compress_into(params: &CParams, offsets: &[i64], room: usize) -> Result<Vec<u
 /// The parameters C-Blosc2 uses when it rewrites the offsets chunk after an append, insert,
 /// update, delete or reorder: BloscLZ clevel 5, shuffle, typesize 8, blocksize 16 KiB, never
 /// split.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::frame::index::update_cparams;
+/// use b2rs::{codecs, SplitMode};
+///
+/// let p = update_cparams();
+/// assert_eq!((p.compcode, p.clevel, p.typesize, p.blocksize), (codecs::BLOSCLZ, 5, 8, 16 * 1024));
+/// assert_eq!(p.splitmode, SplitMode::Never);
+/// ```
 pub fn update_cparams() -> CParams {
     CParams {
         typesize: OFFSET_SIZE as i32,
@@ -111,6 +156,16 @@ pub fn update_cparams() -> CParams {
 }
 
 /// Encode the offsets chunk as C-Blosc2 does on every change of a frame.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::frame::index::{decode, encode};
+///
+/// let offsets = [0i64, 1000, 2100, 3050];
+/// let chunk = encode(&offsets).unwrap();
+/// assert_eq!(decode(&chunk, 4).unwrap(), offsets);
+/// ```
 pub fn encode(offsets: &[i64]) -> Result<Vec<u8>> {
     compress_with(&update_cparams(), offsets)
 }
@@ -119,12 +174,32 @@ pub fn encode(offsets: &[i64]) -> Result<Vec<u8>> {
 /// destination is sized for the offsets before the deletion, one more than `offsets`, so an
 /// uncompressible table is kept as a (up to 8 bytes longer) compressed chunk where [`encode`]
 /// would memcpy it.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::frame::index::{decode, encode_after_delete};
+///
+/// let offsets = [0i64, 500];
+/// assert_eq!(decode(&encode_after_delete(&offsets).unwrap(), 2).unwrap(), offsets);
+/// ```
 pub fn encode_after_delete(offsets: &[i64]) -> Result<Vec<u8>> {
     compress_into(&update_cparams(), offsets, offsets.len() + 1)
 }
 
 /// Encode the offsets chunk as C-Blosc2 does when it serialises a whole super-chunk at once
 /// (default cparams with typesize 8).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::frame::index::{decode, encode_whole};
+///
+/// let offsets: Vec<i64> = (0..100).map(|i| i * 4096).collect();
+/// let chunk = encode_whole(&offsets).unwrap();
+/// assert!(chunk.len() < 800);
+/// assert_eq!(decode(&chunk, 100).unwrap(), offsets);
+/// ```
 pub fn encode_whole(offsets: &[i64]) -> Result<Vec<u8>> {
     let params = CParams {
         typesize: OFFSET_SIZE as i32,
@@ -135,6 +210,19 @@ pub fn encode_whole(offsets: &[i64]) -> Result<Vec<u8>> {
 
 /// An offsets chunk holding `nchunks` copies of `value`, as a run-of-value special chunk (what
 /// C-Blosc2 writes when a frame is filled with special values).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::chunk::{self, header::Special};
+/// use b2rs::frame::index::{decode, encode_repeated, special_offset};
+///
+/// let zero = special_offset(Special::Zero).unwrap();
+/// let c = encode_repeated(zero, 50).unwrap();
+/// // a run-of-value chunk: a header and one value
+/// assert_eq!(chunk::Header::parse(&c).unwrap().special(), Some(Special::Value));
+/// assert_eq!(decode(&c, 50).unwrap(), vec![zero; 50]);
+/// ```
 pub fn encode_repeated(value: i64, nchunks: i64) -> Result<Vec<u8>> {
     if !(0..=MAX_NCHUNKS).contains(&nchunks) {
         return Err(Error::MaxBufsizeExceeded);
@@ -152,12 +240,33 @@ pub fn encode_repeated(value: i64, nchunks: i64) -> Result<Vec<u8>> {
 }
 
 /// The uncompressed and compressed sizes of an offsets chunk from its header.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::frame::index::{encode, sizes};
+///
+/// let c = encode(&[0, 10, 20]).unwrap();
+/// let (nbytes, cbytes) = sizes(&c).unwrap();
+/// assert_eq!((nbytes, cbytes as usize), (24, c.len()));
+/// ```
 pub fn sizes(coffsets: &[u8]) -> Result<(i32, i32)> {
     let (nbytes, cbytes, _) = Header::sizes(coffsets)?;
     Ok((nbytes, cbytes))
 }
 
 /// Decode an offsets chunk that must index exactly `nchunks` chunks.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::frame::index::{decode, encode};
+///
+/// let c = encode(&[0, 10, 20]).unwrap();
+/// assert_eq!(decode(&c, 3).unwrap(), [0, 10, 20]);
+/// // the chunk must index exactly nchunks chunks
+/// assert!(decode(&c, 4).is_err());
+/// ```
 pub fn decode(coffsets: &[u8], nchunks: i64) -> Result<Vec<i64>> {
     let expected = nchunks as usize * OFFSET_SIZE;
     let (nbytes, _) = sizes(coffsets)?;

@@ -10,6 +10,24 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 /// How a file is opened (C-Blosc2's `fopen` modes).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::frame::io::{Io, OpenMode, StdIo};
+///
+/// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.bin", std::process::id()));
+/// let mut f = StdIo.open(&path, OpenMode::Create).unwrap();
+/// f.write_at(0, b"abc").unwrap();
+/// drop(f);
+/// // appending keeps the content
+/// let mut f = StdIo.open(&path, OpenMode::Append).unwrap();
+/// let end = f.size().unwrap();
+/// f.write_at(end, b"def").unwrap();
+/// drop(f);
+/// assert_eq!(std::fs::read(&path).unwrap(), b"abcdef");
+/// std::fs::remove_file(&path).unwrap();
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OpenMode {
     /// Read an existing file (`"rb"`).
@@ -24,6 +42,17 @@ pub enum OpenMode {
 
 impl OpenMode {
     /// The C `fopen` mode string.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::io::OpenMode;
+    ///
+    /// assert_eq!(OpenMode::Read.as_c_mode(), "rb");
+    /// assert_eq!(OpenMode::ReadWrite.as_c_mode(), "rb+");
+    /// assert_eq!(OpenMode::Create.as_c_mode(), "wb");
+    /// assert_eq!(OpenMode::Append.as_c_mode(), "ab");
+    /// ```
     pub fn as_c_mode(self) -> &'static str {
         match self {
             OpenMode::Read => "rb",
@@ -35,23 +64,130 @@ impl OpenMode {
 }
 
 /// An I/O back-end: opens files and hands out handles for positioned I/O.
+///
+/// # Examples
+///
+/// ```
+/// use std::path::Path;
+/// use std::sync::{Arc, Mutex};
+/// use b2rs::frame::io::{Io, IoHandle, OpenMode};
+/// use b2rs::frame::{Frame, FrameParams, Location};
+/// use b2rs::{Error, Result};
+///
+/// /// Files held in memory: one buffer whatever the path.
+/// #[derive(Default)]
+/// struct MemIo(Mutex<Vec<u8>>);
+/// struct Handle<'a>(&'a Mutex<Vec<u8>>);
+///
+/// impl Io for MemIo {
+///     fn open(&self, _path: &Path, mode: OpenMode) -> Result<Box<dyn IoHandle + '_>> {
+///         if mode == OpenMode::Create {
+///             self.0.lock().unwrap().clear();
+///         }
+///         Ok(Box::new(Handle(&self.0)))
+///     }
+/// }
+///
+/// impl IoHandle for Handle<'_> {
+///     fn size(&mut self) -> Result<u64> {
+///         Ok(self.0.lock().unwrap().len() as u64)
+///     }
+///     fn read_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()> {
+///         let v = self.0.lock().unwrap();
+///         let src = v.get(pos as usize..pos as usize + buf.len()).ok_or(Error::FileRead)?;
+///         buf.copy_from_slice(src);
+///         Ok(())
+///     }
+///     fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
+///         let mut v = self.0.lock().unwrap();
+///         let end = pos as usize + data.len();
+///         if v.len() < end {
+///             v.resize(end, 0);
+///         }
+///         v[pos as usize..end].copy_from_slice(data);
+///         Ok(())
+///     }
+///     fn truncate(&mut self, size: u64) -> Result<()> {
+///         self.0.lock().unwrap().resize(size as usize, 0);
+///         Ok(())
+///     }
+/// }
+///
+/// let io = Arc::new(MemIo::default());
+/// let loc = Location::File { path: "virtual.b2frame".into(), offset: 0 };
+/// let mut frame = Frame::create(loc.clone(), &FrameParams::default(), io.clone()).unwrap();
+/// frame.add_metalayer("m", b"x").unwrap();
+/// drop(frame);
+/// let frame = Frame::open(loc, io.clone()).unwrap();
+/// assert_eq!(frame.metalayers()[0].name, "m");
+/// assert_eq!(frame.len() as usize, io.0.lock().unwrap().len());
+/// ```
 pub trait Io: Send + Sync {
     /// Open `path` in `mode`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::io::{Io, OpenMode, StdIo};
+    /// use b2rs::Error;
+    ///
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.bin", std::process::id()));
+    /// assert!(matches!(StdIo.open(&path, OpenMode::Read), Err(Error::FileOpen)));
+    /// let mut f = StdIo.open(&path, OpenMode::Create).unwrap();
+    /// f.write_at(4, b"xy").unwrap();
+    /// assert_eq!(f.size().unwrap(), 6);
+    /// drop(f);
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn IoHandle + '_>>;
 
     /// The C-Blosc2 id of this back-end (`BLOSC2_IO_FILESYSTEM` = 0 by default).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::io::{Io, StdIo};
+    /// use b2rs::frame::mmap::{MmapIo, MmapMode};
+    ///
+    /// assert_eq!(StdIo.id(), 0); // BLOSC2_IO_FILESYSTEM
+    /// assert_eq!(MmapIo::new(MmapMode::Read, 0).id(), 1); // BLOSC2_IO_FILESYSTEM_MMAP
+    /// ```
     fn id(&self) -> u8 {
         0
     }
 
     /// Whether frames on this back-end serialise their accesses through a sidecar lock file
     /// (see [`super::lock`]); `false` by default.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::io::{Io, LockingStdIo, StdIo};
+    ///
+    /// assert!(!StdIo.locking());
+    /// assert!(LockingStdIo.locking());
+    /// ```
     fn locking(&self) -> bool {
         false
     }
 
     /// Atomically replace the file `to` with the file `from` (a rename), if the back-end can:
     /// returns `Ok(false)` when it cannot (the default), and the caller then writes in place.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::io::{Io, StdIo};
+    ///
+    /// let dir = std::env::temp_dir();
+    /// let (from, to) = (dir.join(format!("b2rs-doc-{}.new", std::process::id())), dir.join(format!("b2rs-doc-{}.old", std::process::id())));
+    /// std::fs::write(&from, b"new").unwrap();
+    /// std::fs::write(&to, b"old").unwrap();
+    /// assert!(StdIo.replace_file(&from, &to).unwrap());
+    /// assert_eq!(std::fs::read(&to).unwrap(), b"new");
+    /// assert!(!from.exists());
+    /// std::fs::remove_file(&to).unwrap();
+    /// ```
     fn replace_file(&self, from: &Path, to: &Path) -> Result<bool> {
         let _ = (from, to);
         Ok(false)
@@ -72,23 +208,128 @@ fn rename(from: &Path, to: &Path) -> Result<bool> {
 }
 
 /// An open file of an [`Io`] back-end. Dropping it closes the file.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::frame::io::{Io, IoHandle, OpenMode, StdIo};
+///
+/// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.bin", std::process::id()));
+/// let mut h: Box<dyn IoHandle> = StdIo.open(&path, OpenMode::Create).unwrap();
+/// h.write_at(0, b"hello world").unwrap();
+/// let mut buf = [0u8; 5];
+/// h.read_at(6, &mut buf).unwrap();
+/// assert_eq!(&buf, b"world");
+/// drop(h);
+/// std::fs::remove_file(&path).unwrap();
+/// ```
 pub trait IoHandle {
     /// The size of the file in bytes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::io::{Io, OpenMode, StdIo};
+    ///
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.bin", std::process::id()));
+    /// std::fs::write(&path, [0u8; 42]).unwrap();
+    /// assert_eq!(StdIo.open(&path, OpenMode::Read).unwrap().size().unwrap(), 42);
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     fn size(&mut self) -> Result<u64>;
     /// Fill `buf` with the bytes at `pos`; a short read is an error ([`Error::FileRead`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::io::{Io, OpenMode, StdIo};
+    /// use b2rs::Error;
+    ///
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.bin", std::process::id()));
+    /// std::fs::write(&path, b"0123456789").unwrap();
+    /// let mut h = StdIo.open(&path, OpenMode::Read).unwrap();
+    /// let mut buf = [0u8; 3];
+    /// h.read_at(7, &mut buf).unwrap();
+    /// assert_eq!(&buf, b"789");
+    /// // a short read is an error
+    /// assert_eq!(h.read_at(8, &mut buf), Err(Error::FileRead));
+    /// drop(h);
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     fn read_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()>;
     /// Write all of `data` at `pos` (extending the file if needed); a short write is an error
     /// ([`Error::FileWrite`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::io::{Io, OpenMode, StdIo};
+    ///
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.bin", std::process::id()));
+    /// std::fs::write(&path, b"0123").unwrap();
+    /// let mut h = StdIo.open(&path, OpenMode::ReadWrite).unwrap();
+    /// h.write_at(2, b"abcd").unwrap(); // extends the file
+    /// drop(h);
+    /// assert_eq!(std::fs::read(&path).unwrap(), b"01abcd");
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     fn write_at(&mut self, pos: u64, data: &[u8]) -> Result<()>;
     /// Set the file size to `size` bytes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::io::{Io, OpenMode, StdIo};
+    ///
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.bin", std::process::id()));
+    /// std::fs::write(&path, b"0123456789").unwrap();
+    /// let mut h = StdIo.open(&path, OpenMode::ReadWrite).unwrap();
+    /// h.truncate(4).unwrap();
+    /// assert_eq!(h.size().unwrap(), 4);
+    /// drop(h);
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     fn truncate(&mut self, size: u64) -> Result<()>;
 }
 
 /// The default back-end: regular files through the operating system's positioned I/O.
+///
+/// # Examples
+///
+/// ```
+/// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2frame", std::process::id()));
+/// use std::sync::Arc;
+/// use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+///
+/// let loc = Location::File { path: path.clone(), offset: 0 };
+/// Frame::create(loc.clone(), &FrameParams::default(), Arc::new(StdIo)).unwrap();
+/// assert!(path.exists());
+/// assert_eq!(Frame::open(loc, Arc::new(StdIo)).unwrap().nchunks(), 0);
+/// std::fs::remove_file(&path).unwrap();
+/// ```
 #[derive(Debug, Default, Clone, Copy)]
 pub struct StdIo;
 
 /// [`StdIo`] with file locking on (C-Blosc2's `blosc2_stdio_params.locking`).
+///
+/// # Examples
+///
+/// ```
+/// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2frame", std::process::id()));
+/// use std::sync::Arc;
+/// use b2rs::frame::{io::LockingStdIo, lock, Frame, FrameParams, Location};
+///
+/// let loc = Location::File { path: path.clone(), offset: 0 };
+/// let mut frame = Frame::create(loc, &FrameParams::default(), Arc::new(LockingStdIo)).unwrap();
+/// assert!(frame.is_locking());
+/// frame.add_metalayer("m", b"v").unwrap();
+/// // accesses go through the sidecar lock file
+/// let sidecar = lock::sidecar_path(&path, false);
+/// assert!(sidecar.exists());
+/// drop(frame);
+/// std::fs::remove_file(&sidecar).unwrap();
+/// std::fs::remove_file(&path).unwrap();
+/// ```
 #[derive(Debug, Default, Clone, Copy)]
 pub struct LockingStdIo;
 
@@ -167,6 +408,18 @@ impl IoHandle for StdHandle {
 }
 
 /// Read the whole file at `path` through `io`.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::frame::io::{read_file, write_file, StdIo};
+///
+/// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.bin", std::process::id()));
+/// write_file(&StdIo, &path, b"some bytes").unwrap();
+/// assert_eq!(read_file(&StdIo, &path).unwrap(), b"some bytes");
+/// std::fs::remove_file(&path).unwrap();
+/// assert!(read_file(&StdIo, &path).is_err());
+/// ```
 pub fn read_file(io: &dyn Io, path: &Path) -> Result<Vec<u8>> {
     let mut h = io.open(path, OpenMode::Read)?;
     let size = h.size()?;
@@ -177,6 +430,18 @@ pub fn read_file(io: &dyn Io, path: &Path) -> Result<Vec<u8>> {
 }
 
 /// Create (or overwrite) the file at `path` with `data` through `io`.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::frame::io::{read_file, write_file, StdIo};
+///
+/// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.bin", std::process::id()));
+/// write_file(&StdIo, &path, b"a longer first content").unwrap();
+/// write_file(&StdIo, &path, b"short").unwrap(); // overwritten, not merged
+/// assert_eq!(read_file(&StdIo, &path).unwrap(), b"short");
+/// std::fs::remove_file(&path).unwrap();
+/// ```
 pub fn write_file(io: &dyn Io, path: &Path, data: &[u8]) -> Result<()> {
     let mut h = io.open(path, OpenMode::Create)?;
     h.write_at(0, data)?;

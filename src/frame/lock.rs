@@ -15,6 +15,19 @@ use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
 /// How a frame lock is held.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::frame::lock::{FrameLock, LockMode};
+///
+/// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2lock", std::process::id()));
+/// let mut lock = FrameLock::new(path.clone());
+/// lock.acquire(LockMode::Shared).unwrap();
+/// assert_eq!(lock.mode(), Some(LockMode::Shared));
+/// lock.release().unwrap();
+/// std::fs::remove_file(&path).unwrap();
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LockMode {
     /// Several readers at once.
@@ -24,6 +37,21 @@ pub enum LockMode {
 }
 
 /// The lock of one frame handle (see the module documentation).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::frame::lock::{FrameLock, LockMode};
+///
+/// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2lock", std::process::id()));
+/// let mut a = FrameLock::new(path.clone());
+/// let mut b = FrameLock::new(path.clone());
+/// a.acquire(LockMode::Exclusive).unwrap();
+/// a.release().unwrap();
+/// // `b` sees the generation bumped by `a`'s exclusive lock
+/// assert_eq!(b.generation().unwrap(), 1);
+/// std::fs::remove_file(&path).unwrap();
+/// ```
 #[derive(Debug)]
 pub struct FrameLock {
     path: PathBuf,
@@ -34,6 +62,16 @@ pub struct FrameLock {
 
 /// The sidecar lock file of the frame at `frame_path`: `<dir>/.b2lock` for a sparse frame
 /// directory, `<name>.b2lock` for a contiguous frame file.
+///
+/// # Examples
+///
+/// ```
+/// use std::path::Path;
+/// use b2rs::frame::lock::sidecar_path;
+///
+/// assert_eq!(sidecar_path(Path::new("/data/a.b2frame"), false), Path::new("/data/a.b2frame.b2lock"));
+/// assert_eq!(sidecar_path(Path::new("/data/dir.b2frame"), true), Path::new("/data/dir.b2frame/.b2lock"));
+/// ```
 pub fn sidecar_path(frame_path: &Path, sparse: bool) -> PathBuf {
     if sparse {
         frame_path.join(".b2lock")
@@ -61,6 +99,18 @@ fn flock(file: &File, op: libc::c_int) -> Result<()> {
 
 impl FrameLock {
     /// A lock on the sidecar file `path` (opened, and created if missing, on first use).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::lock::FrameLock;
+    ///
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2lock", std::process::id()));
+    /// let lock = FrameLock::new(path.clone());
+    /// // nothing is created before the first use
+    /// assert!(!path.exists());
+    /// assert_eq!(lock.mode(), None);
+    /// ```
     pub fn new(path: PathBuf) -> FrameLock {
         FrameLock {
             path,
@@ -71,11 +121,38 @@ impl FrameLock {
     }
 
     /// The sidecar file.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::path::PathBuf;
+    /// use b2rs::frame::lock::FrameLock;
+    ///
+    /// let lock = FrameLock::new(PathBuf::from("/tmp/x.b2lock"));
+    /// assert_eq!(lock.path(), PathBuf::from("/tmp/x.b2lock"));
+    /// ```
     pub fn path(&self) -> &Path {
         &self.path
     }
 
     /// How the lock is held now (`None`: not held).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::lock::{FrameLock, LockMode};
+    ///
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2lock", std::process::id()));
+    /// let mut lock = FrameLock::new(path.clone());
+    /// lock.acquire(LockMode::Shared).unwrap();
+    /// // an exclusive request while shared upgrades the lock
+    /// lock.acquire(LockMode::Exclusive).unwrap();
+    /// assert_eq!(lock.mode(), Some(LockMode::Exclusive));
+    /// lock.release().unwrap();
+    /// lock.release().unwrap();
+    /// assert_eq!(lock.mode(), None);
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn mode(&self) -> Option<LockMode> {
         self.mode
     }
@@ -102,6 +179,22 @@ impl FrameLock {
     ///
     /// Returns the generation found when the lock was really taken (or upgraded), before
     /// any bump; `None` when the request only nested on the lock already held.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::lock::{FrameLock, LockMode};
+    ///
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2lock", std::process::id()));
+    /// let mut lock = FrameLock::new(path.clone());
+    /// assert_eq!(lock.acquire(LockMode::Exclusive).unwrap(), Some(0)); // the generation found
+    /// assert_eq!(lock.acquire(LockMode::Shared).unwrap(), None); // nested
+    /// lock.release().unwrap();
+    /// lock.release().unwrap();
+    /// assert_eq!(lock.acquire(LockMode::Shared).unwrap(), Some(1));
+    /// lock.release().unwrap();
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn acquire(&mut self, mode: LockMode) -> Result<Option<i64>> {
         let held = self.mode;
         let op = match (held, mode) {
@@ -128,6 +221,20 @@ impl FrameLock {
 
     /// Release one level of the lock (dropping it at the outermost level). Releasing a lock
     /// that is not held does nothing, as in C-Blosc2.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::lock::{FrameLock, LockMode};
+    ///
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2lock", std::process::id()));
+    /// let mut lock = FrameLock::new(path.clone());
+    /// lock.release().unwrap(); // not held: nothing to do
+    /// lock.acquire(LockMode::Exclusive).unwrap();
+    /// lock.release().unwrap();
+    /// assert_eq!(lock.mode(), None);
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn release(&mut self) -> Result<()> {
         if self.depth == 0 {
             return Ok(());
@@ -143,6 +250,21 @@ impl FrameLock {
     }
 
     /// The generation counter stored in the sidecar, without creating it (0 when missing).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::lock::{FrameLock, LockMode};
+    ///
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2lock", std::process::id()));
+    /// let mut lock = FrameLock::new(path.clone());
+    /// assert_eq!(lock.peek_generation().unwrap(), 0);
+    /// assert!(!path.exists()); // not created by a peek
+    /// lock.acquire(LockMode::Exclusive).unwrap();
+    /// lock.release().unwrap();
+    /// assert_eq!(lock.peek_generation().unwrap(), 1);
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn peek_generation(&mut self) -> Result<i64> {
         if self.file.is_none() && !self.path.exists() {
             return Ok(0);
@@ -151,6 +273,22 @@ impl FrameLock {
     }
 
     /// The generation counter stored in the sidecar (0 for a new sidecar).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::lock::{FrameLock, LockMode};
+    ///
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2lock", std::process::id()));
+    /// let mut lock = FrameLock::new(path.clone());
+    /// assert_eq!(lock.generation().unwrap(), 0);
+    /// for _ in 0..3 {
+    ///     lock.acquire(LockMode::Exclusive).unwrap();
+    ///     lock.release().unwrap();
+    /// }
+    /// assert_eq!(lock.generation().unwrap(), 3);
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn generation(&mut self) -> Result<i64> {
         read_generation(self.file()?)
     }

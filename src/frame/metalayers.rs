@@ -8,6 +8,18 @@ use crate::error::{Error, Result};
 impl Frame {
     /// Add a fixed-size metalayer (under the exclusive frame lock when locking is
     /// on; the unlocked variant has the details).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    ///
+    /// let mut frame = Frame::create(Location::Memory, &FrameParams::default(), Arc::new(StdIo)).unwrap();
+    /// assert_eq!(frame.add_metalayer("a", b"1").unwrap(), 0);
+    /// assert_eq!(frame.add_metalayer("b", b"2").unwrap(), 1);
+    /// assert!(frame.add_metalayer("a", b"again").is_err());
+    /// ```
     pub fn add_metalayer(&mut self, name: &str, content: &[u8]) -> Result<usize> {
         self.locked(LockMode::Exclusive, |f| {
             f.add_metalayer_unlocked(name, content)
@@ -16,6 +28,20 @@ impl Frame {
 
     /// Update metalayer `idx` (under the exclusive frame lock when locking is
     /// on; the unlocked variant has the details).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    ///
+    /// let mut frame = Frame::create(Location::Memory, &FrameParams::default(), Arc::new(StdIo)).unwrap();
+    /// let i = frame.add_metalayer("version", b"v1").unwrap();
+    /// frame.update_metalayer(i, b"v2").unwrap();
+    /// assert_eq!(frame.metalayers()[0].content, b"v2");
+    /// // the content cannot grow
+    /// assert!(frame.update_metalayer(i, b"v100").is_err());
+    /// ```
     pub fn update_metalayer(&mut self, idx: usize, content: &[u8]) -> Result<()> {
         self.locked(LockMode::Exclusive, |f| {
             f.update_metalayer_unlocked(idx, content)
@@ -24,6 +50,36 @@ impl Frame {
 
     /// Add or replace a variable-length metalayer (under the exclusive frame lock when locking is
     /// on; the unlocked variant has the details).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// let stored = chunk_of(5); // a vlmetalayer is stored as a compressed chunk
+    /// assert_eq!(frame.set_vlmetalayer("extra", &stored).unwrap(), 0);
+    /// assert_eq!(frame.vlmetalayers()[0].content, stored);
+    /// ```
     pub fn set_vlmetalayer(&mut self, name: &str, chunk: &[u8]) -> Result<usize> {
         self.locked(LockMode::Exclusive, |f| {
             f.set_vlmetalayer_unlocked(name, chunk)
@@ -32,11 +88,55 @@ impl Frame {
 
     /// Delete a variable-length metalayer (under the exclusive frame lock when locking is
     /// on; the unlocked variant has the details).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// frame.set_vlmetalayer("a", &chunk_of(5)).unwrap();
+    /// frame.set_vlmetalayer("b", &chunk_of(6)).unwrap();
+    /// assert_eq!(frame.delete_vlmetalayer("a").unwrap(), 1);
+    /// assert_eq!(frame.vlmetalayers()[0].name, "b");
+    /// assert!(frame.delete_vlmetalayer("a").is_err());
+    /// ```
     pub fn delete_vlmetalayer(&mut self, name: &str) -> Result<usize> {
         self.locked(LockMode::Exclusive, |f| f.delete_vlmetalayer_unlocked(name))
     }
 
     /// The fixed-size metalayers (header).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    ///
+    /// let mut frame = Frame::create(Location::Memory, &FrameParams::default(), Arc::new(StdIo)).unwrap();
+    /// frame.add_metalayer("m", b"content").unwrap();
+    /// let back = Frame::from_bytes(frame.to_bytes().unwrap()).unwrap();
+    /// assert_eq!(back.metalayers(), frame.metalayers());
+    /// ```
     pub fn metalayers(&self) -> &[Metalayer] {
         &self.metalayers
     }
@@ -92,6 +192,36 @@ impl Frame {
     }
 
     /// The variable-length metalayers (trailer); `content` is the stored Blosc chunk.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// frame.set_vlmetalayer("v", &chunk_of(5)).unwrap();
+    /// let back = Frame::from_bytes(frame.to_bytes().unwrap()).unwrap();
+    /// assert_eq!(back.vlmetalayers()[0].name, "v");
+    /// ```
     pub fn vlmetalayers(&self) -> &[Metalayer] {
         &self.vlmetalayers
     }

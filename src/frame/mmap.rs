@@ -13,6 +13,24 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
 /// How the mapped file is opened (NumPy's `memmap` modes).
+///
+/// # Examples
+///
+/// ```
+/// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2frame", std::process::id()));
+/// use std::sync::Arc;
+/// use b2rs::frame::mmap::{MmapIo, MmapMode};
+/// use b2rs::frame::{Frame, FrameParams, Location};
+///
+/// let loc = Location::File { path: path.clone(), offset: 0 };
+/// let mut frame = Frame::create(loc.clone(), &FrameParams::default(), Arc::new(MmapIo::new(MmapMode::Create, 1 << 20))).unwrap();
+/// frame.add_metalayer("m", b"v").unwrap();
+/// drop(frame);
+/// let frame = Frame::open(loc, Arc::new(MmapIo::new(MmapMode::Read, 0))).unwrap();
+/// assert_eq!(frame.metalayers()[0].content, b"v");
+/// drop(frame);
+/// std::fs::remove_file(&path).unwrap();
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MmapMode {
     /// `"r"`: read only.
@@ -27,6 +45,16 @@ pub enum MmapMode {
 
 impl MmapMode {
     /// The mode for its C string (`"r"`, `"r+"`, `"w+"`, `"c"`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::mmap::MmapMode;
+    ///
+    /// assert_eq!(MmapMode::from_c_mode("r+"), Some(MmapMode::ReadWrite));
+    /// assert_eq!(MmapMode::from_c_mode("c"), Some(MmapMode::CopyOnWrite));
+    /// assert_eq!(MmapMode::from_c_mode("rw"), None);
+    /// ```
     pub fn from_c_mode(mode: &str) -> Option<MmapMode> {
         match mode {
             "r" => Some(MmapMode::Read),
@@ -39,6 +67,29 @@ impl MmapMode {
 }
 
 /// The memory-mapped back-end.
+///
+/// # Examples
+///
+/// ```
+/// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2frame", std::process::id()));
+/// use std::sync::Arc;
+/// use b2rs::frame::mmap::{MmapIo, MmapMode};
+/// use b2rs::frame::{Frame, FrameParams, Location};
+///
+/// let loc = Location::File { path: path.clone(), offset: 0 };
+/// let mut frame = Frame::create(loc.clone(), &FrameParams::default(), Arc::new(MmapIo::new(MmapMode::Create, 1 << 20))).unwrap();
+/// frame.add_metalayer("m", b"v1").unwrap();
+/// drop(frame);
+/// // copy on write: changes stay in memory
+/// let mut cow = Frame::open(loc.clone(), Arc::new(MmapIo::new(MmapMode::CopyOnWrite, 0))).unwrap();
+/// cow.update_metalayer(0, b"v2").unwrap();
+/// assert_eq!(cow.metalayers()[0].content, b"v2");
+/// drop(cow);
+/// let frame = Frame::open(loc, Arc::new(MmapIo::new(MmapMode::Read, 0))).unwrap();
+/// assert_eq!(frame.metalayers()[0].content, b"v1");
+/// drop(frame);
+/// std::fs::remove_file(&path).unwrap();
+/// ```
 pub struct MmapIo {
     mode: MmapMode,
     initial_mapping_size: usize,
@@ -69,6 +120,23 @@ impl MmapIo {
     /// A back-end mapping its file in `mode`, with a first mapping of at least
     /// `initial_mapping_size` bytes in the writable modes (C-Blosc2's default is 1 GiB: the
     /// mapping only reserves address space).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::io::{Io, OpenMode};
+    /// use b2rs::frame::mmap::{MmapIo, MmapMode};
+    ///
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.bin", std::process::id()));
+    /// std::fs::write(&path, b"mapped bytes").unwrap();
+    /// let io = MmapIo::new(MmapMode::Read, 0);
+    /// let mut h = io.open(&path, OpenMode::Read).unwrap();
+    /// let mut buf = [0u8; 5];
+    /// h.read_at(7, &mut buf).unwrap();
+    /// assert_eq!(&buf, b"bytes");
+    /// drop(h);
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn new(mode: MmapMode, initial_mapping_size: usize) -> MmapIo {
         MmapIo {
             mode,

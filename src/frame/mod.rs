@@ -52,6 +52,18 @@ pub const MAX_VLMETALAYERS_WRITE: usize = 16;
 pub const MAX_VLMETALAYERS_READ: usize = 8192;
 
 /// Super-chunk parameters recorded in a frame header (FRAME.md §2).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::frame::FrameParams;
+/// use b2rs::{codecs, CParams};
+///
+/// let p = FrameParams { compcode: codecs::ZSTD, clevel: 9, typesize: 4, ..FrameParams::default() };
+/// let c = p.to_cparams();
+/// assert_eq!((c.compcode, c.clevel, c.typesize), (codecs::ZSTD, 9, 4));
+/// assert_eq!(FrameParams::default().to_cparams().filters, CParams::default().filters);
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct FrameParams {
     /// Real typesize, may exceed 255.
@@ -86,6 +98,18 @@ impl Default for FrameParams {
 
 impl FrameParams {
     /// The frame parameters of a super-chunk compressing with `c`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::FrameParams;
+    /// use b2rs::{codecs, CParams};
+    ///
+    /// let c = CParams { compcode: codecs::LZ4, typesize: 300, nthreads: 4, ..CParams::default() };
+    /// let p = FrameParams::from_cparams(&c, 2);
+    /// assert_eq!((p.compcode, p.typesize), (codecs::LZ4, 300));
+    /// assert_eq!((p.nthreads_comp, p.nthreads_decomp), (4, 2));
+    /// ```
     pub fn from_cparams(c: &CParams, nthreads_decomp: i16) -> FrameParams {
         FrameParams {
             typesize: c.typesize,
@@ -103,6 +127,17 @@ impl FrameParams {
     }
 
     /// Compression parameters matching the header (defaults for everything else).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::FrameParams;
+    /// use b2rs::{codecs, CParams};
+    ///
+    /// let c = CParams { compcode: codecs::ZLIB, clevel: 2, typesize: 2, ..CParams::default() };
+    /// let back = FrameParams::from_cparams(&c, 1).to_cparams();
+    /// assert_eq!((back.compcode, back.clevel, back.typesize, back.filters), (c.compcode, c.clevel, c.typesize, c.filters));
+    /// ```
     pub fn to_cparams(&self) -> CParams {
         CParams {
             typesize: self.typesize,
@@ -122,6 +157,17 @@ impl FrameParams {
 
 /// A fixed-size metalayer (header) or a variable-length one (trailer; `content` is then the
 /// *compressed* Blosc chunk exactly as stored).
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+/// use b2rs::frame::{io::StdIo, Frame, FrameParams, Location, Metalayer};
+///
+/// let mut frame = Frame::create(Location::Memory, &FrameParams::default(), Arc::new(StdIo)).unwrap();
+/// frame.add_metalayer("units", b"K").unwrap();
+/// assert_eq!(frame.metalayers(), [Metalayer { name: "units".into(), content: b"K".to_vec() }]);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Metalayer {
     /// Name, 1 to 31 bytes.
@@ -131,6 +177,24 @@ pub struct Metalayer {
 }
 
 /// Where a frame lives.
+///
+/// # Examples
+///
+/// ```
+/// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2frame", std::process::id()));
+/// use std::sync::Arc;
+/// use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+///
+/// let dir = std::env::temp_dir().join(format!("b2rs-doc-{}.sparse", std::process::id()));
+/// for loc in [Location::Memory, Location::File { path: path.clone(), offset: 0 }, Location::Dir(dir.clone())] {
+///     let frame = Frame::create(loc.clone(), &FrameParams::default(), Arc::new(StdIo)).unwrap();
+///     assert_eq!(frame.location(), loc);
+///     assert_eq!(frame.is_sparse(), matches!(loc, Location::Dir(_)));
+/// }
+/// assert!(dir.join("chunks.b2frame").exists());
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// std::fs::remove_file(&path).unwrap();
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Location {
     /// A contiguous frame held in a `Vec<u8>`.
@@ -149,6 +213,40 @@ pub enum Location {
 /// Bytes of an in-memory frame lent by their owner (e.g. a buffer of a C caller): the frame
 /// reads them in place and copies them into a buffer of its own before its first change
 /// (copy-on-write), so the owner's bytes are never written.
+///
+/// # Examples
+///
+/// ```
+/// # use std::sync::Arc;
+/// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+/// # use b2rs::{chunk, CParams, DParams};
+/// #
+/// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+/// # let cparams = CParams { typesize: 1, ..CParams::default() };
+/// # let params = FrameParams::from_cparams(&cparams, 1);
+/// # let chunk_of = |b: u8| {
+/// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+/// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+/// #     buf.truncate(n);
+/// #     buf
+/// # };
+/// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+/// # for b in 1..=3 {
+/// #     frame.append_chunk(&chunk_of(b)).unwrap();
+/// # }
+/// # let first_byte = |frame: &Frame, n: i64| {
+/// #     let mut out = vec![0u8; 1000];
+/// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+/// #     out[0]
+/// # };
+/// use b2rs::frame::SharedBytes;
+///
+/// // anything that is AsRef<[u8]> + Send + Sync, e.g. an Arc<[u8]>
+/// let shared: Arc<[u8]> = Arc::from(frame.to_bytes().unwrap());
+/// let lent: Box<dyn SharedBytes> = Box::new(shared.clone());
+/// let f = Frame::from_shared(lent).unwrap();
+/// assert_eq!(f.nchunks(), 3);
+/// ```
 pub trait SharedBytes: AsRef<[u8]> + Send + Sync {}
 
 impl<T: AsRef<[u8]> + Send + Sync> SharedBytes for T {}
@@ -337,6 +435,21 @@ impl Frame {
     }
 
     /// Create an empty frame (written at once for File/Dir; nchunks 0, chunksize -1).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2frame", std::process::id()));
+    /// use std::sync::Arc;
+    /// use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    ///
+    /// let loc = Location::File { path: path.clone(), offset: 0 };
+    /// let frame = Frame::create(loc, &FrameParams::default(), Arc::new(StdIo)).unwrap();
+    /// assert_eq!((frame.nchunks(), frame.chunksize()), (0, -1));
+    /// // written at once
+    /// assert_eq!(std::fs::metadata(&path).unwrap().len() as i64, frame.len());
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn create(loc: Location, params: &FrameParams, io: Arc<dyn Io>) -> Result<Frame> {
         check_params(params)?;
         let storage = match loc {
@@ -364,6 +477,41 @@ impl Frame {
 
     /// Open an existing frame (File: validated per FRAME.md §11; Dir: `chunks.b2frame`).
     /// `Location::Memory` is refused: use [`Frame::from_bytes`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// use b2rs::Error;
+    ///
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2frame", std::process::id()));
+    /// std::fs::write(&path, frame.to_bytes().unwrap()).unwrap();
+    /// let opened = Frame::open(Location::File { path: path.clone(), offset: 0 }, Arc::new(StdIo)).unwrap();
+    /// assert_eq!(first_byte(&opened, 2), 3);
+    /// assert!(Frame::open(Location::Memory, Arc::new(StdIo)).is_err());
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn open(loc: Location, io: Arc<dyn Io>) -> Result<Frame> {
         match loc {
             Location::Memory => {
@@ -383,6 +531,40 @@ impl Frame {
 
     /// Open the frame at `path`: a sparse frame if it is a directory, else a contiguous frame
     /// starting at `offset` of the file.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// let dir = std::env::temp_dir().join(format!("b2rs-doc-{}.sparse", std::process::id()));
+    /// frame.copy_to(Location::Dir(dir.clone()), Arc::new(StdIo)).unwrap();
+    /// // a directory: a sparse frame
+    /// let opened = Frame::open_path(&dir, 0, Arc::new(StdIo)).unwrap();
+    /// assert!(opened.is_sparse());
+    /// assert_eq!(first_byte(&opened, 1), 2);
+    /// std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
     pub fn open_path(path: &Path, offset: u64, io: Arc<dyn Io>) -> Result<Frame> {
         let md = std::fs::metadata(path).map_err(|_| {
             crate::trace_error!("Cannot get information about the path {}", path.display());
@@ -406,6 +588,36 @@ impl Frame {
     }
 
     /// Parse a contiguous frame held in memory (taken over).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// let copy = Frame::from_bytes(frame.to_bytes().unwrap()).unwrap();
+    /// assert_eq!((copy.nchunks(), first_byte(&copy, 0)), (3, 1));
+    /// assert!(Frame::from_bytes(vec![0u8; 100]).is_err());
+    /// ```
     pub fn from_bytes(bytes: Vec<u8>) -> Result<Frame> {
         cframe::load(Storage::Memory(MemBuf::Owned(bytes)))
     }
@@ -414,12 +626,75 @@ impl Frame {
     /// header, the offsets chunk and the trailer are read now, chunks when asked for. The
     /// bytes are copied into the frame's own buffer before its first change (copy-on-write),
     /// so `bytes` is never written.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// let bytes: Arc<[u8]> = Arc::from(frame.to_bytes().unwrap());
+    /// let mut f = Frame::from_shared(Box::new(bytes.clone())).unwrap();
+    /// assert!(f.is_lent());
+    /// f.append_chunk(&chunk_of(4)).unwrap(); // copies the bytes first
+    /// assert!(!f.is_lent());
+    /// assert_eq!(Frame::from_bytes(bytes.to_vec()).unwrap().nchunks(), 3); // untouched
+    /// ```
     pub fn from_shared(bytes: Box<dyn SharedBytes>) -> Result<Frame> {
         cframe::load(Storage::Memory(MemBuf::Lent(bytes)))
     }
 
     /// Whether this in-memory frame still reads bytes lent by [`Frame::from_shared`] (no
     /// change since).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// assert!(!frame.is_lent());
+    /// let lent = Frame::from_shared(Box::new(frame.to_bytes().unwrap())).unwrap();
+    /// assert!(lent.is_lent());
+    /// ```
     pub fn is_lent(&self) -> bool {
         matches!(self.storage, Storage::Memory(MemBuf::Lent(_)))
     }
@@ -427,6 +702,38 @@ impl Frame {
     /// Build an in-memory frame from whole chunks, as C-Blosc2 serialises an in-memory
     /// super-chunk: every chunk stored as it is (special ones included), `chunksize` the common
     /// chunk size or 0, the offsets chunk compressed with the default parameters.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// let chunks = [chunk_of(7), chunk_of(8)];
+    /// let refs: Vec<&[u8]> = chunks.iter().map(|c| c.as_slice()).collect();
+    /// let f = Frame::from_chunks(&params, &refs, &[], &[]).unwrap();
+    /// assert_eq!((f.nchunks(), f.chunksize()), (2, 1000));
+    /// assert_eq!(first_byte(&f, 1), 8);
+    /// ```
     pub fn from_chunks(
         params: &FrameParams,
         chunks: &[&[u8]],
@@ -485,6 +792,36 @@ impl Frame {
     }
 
     /// The whole frame serialised as a contiguous frame (cframe), whatever the location.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// let bytes = frame.to_bytes().unwrap();
+    /// assert_eq!(bytes.len() as i64, frame.len());
+    /// assert_eq!(&bytes[2..9], b"b2frame");
+    /// ```
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         match &self.storage {
             Storage::Memory(v) => Ok(v.as_slice().to_vec()),
@@ -507,6 +844,34 @@ impl Frame {
     }
 
     /// The frame bytes of an in-memory frame (`None` for File/Dir frames).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// assert_eq!(frame.as_bytes().unwrap(), frame.to_bytes().unwrap());
+    /// ```
     pub fn as_bytes(&self) -> Option<&[u8]> {
         match &self.storage {
             Storage::Memory(v) => Some(v.as_slice()),
@@ -515,6 +880,35 @@ impl Frame {
     }
 
     /// The frame serialised as a cframe, consuming the frame (no copy for in-memory frames).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// let len = frame.len();
+    /// assert_eq!(frame.into_bytes().unwrap().len() as i64, len);
+    /// ```
     pub fn into_bytes(self) -> Result<Vec<u8>> {
         match self.storage {
             Storage::Memory(v) => Ok(v.into_vec()),
@@ -524,6 +918,38 @@ impl Frame {
 
     /// Write a copy of this frame at `loc` (which must not be this frame's own location) and
     /// return it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2frame", std::process::id()));
+    /// let on_disk = frame.copy_to(Location::File { path: path.clone(), offset: 0 }, Arc::new(StdIo)).unwrap();
+    /// assert_eq!(on_disk.nchunks(), 3);
+    /// assert_eq!(std::fs::read(&path).unwrap(), frame.to_bytes().unwrap());
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn copy_to(&self, loc: Location, io: Arc<dyn Io>) -> Result<Frame> {
         match loc {
             Location::Memory => Frame::from_bytes(self.to_bytes()?),
@@ -548,6 +974,40 @@ impl Frame {
     /// Append a serialised contiguous frame to the end of the file at `path` (created if
     /// missing) and return the offset where it starts (C-Blosc2's
     /// `blosc2_schunk_append_file`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.bin", std::process::id()));
+    /// std::fs::write(&path, b"a file header").unwrap();
+    /// let offset = Frame::append_file(&path, &frame.to_bytes().unwrap(), &StdIo).unwrap();
+    /// assert_eq!(offset, 13);
+    /// let opened = Frame::open(Location::File { path: path.clone(), offset }, Arc::new(StdIo)).unwrap();
+    /// assert_eq!(first_byte(&opened, 0), 1);
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn append_file(path: &Path, cframe: &[u8], io: &dyn Io) -> Result<u64> {
         let mut h = io.open(path, OpenMode::Append)?;
         let at = h.size()?;
@@ -584,11 +1044,57 @@ impl Frame {
     }
 
     /// How this handle holds the frame lock now (`None`: not held, or no locking).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2frame", std::process::id()));
+    /// use std::sync::Arc;
+    /// use b2rs::frame::{io::LockingStdIo, Frame, FrameParams, LockMode, Location};
+    ///
+    /// let loc = Location::File { path: path.clone(), offset: 0 };
+    /// let mut frame = Frame::create(loc, &FrameParams::default(), Arc::new(LockingStdIo)).unwrap();
+    /// assert_eq!(frame.lock_mode(), None);
+    /// frame.lock(LockMode::Shared).unwrap();
+    /// assert_eq!(frame.lock_mode(), Some(LockMode::Shared));
+    /// frame.unlock().unwrap();
+    /// drop(frame);
+    /// std::fs::remove_file(b2rs::frame::lock::sidecar_path(&path, false)).unwrap();
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn lock_mode(&self) -> Option<LockMode> {
         self.lock.as_ref().and_then(|l| l.mode())
     }
 
     /// Whether the frame serialises its accesses through a sidecar lock file.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// assert!(!frame.is_locking()); // in memory
+    /// ```
     pub fn is_locking(&self) -> bool {
         self.lock.is_some()
     }
@@ -596,6 +1102,26 @@ impl Frame {
     /// Take the frame lock in `mode` (re-entrant; a no-op without locking). When the lock
     /// is really taken and another handle changed the frame since this one last looked,
     /// the frame is read again; returns whether that happened.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2frame", std::process::id()));
+    /// use std::sync::Arc;
+    /// use b2rs::frame::{io::LockingStdIo, Frame, FrameParams, LockMode, Location};
+    ///
+    /// let loc = Location::File { path: path.clone(), offset: 0 };
+    /// let mut a = Frame::create(loc.clone(), &FrameParams::default(), Arc::new(LockingStdIo)).unwrap();
+    /// let mut b = Frame::open(loc, Arc::new(LockingStdIo)).unwrap();
+    /// b.add_metalayer("m", b"v").unwrap();
+    /// // `a` re-reads the frame changed by `b`
+    /// assert!(a.lock(LockMode::Shared).unwrap());
+    /// assert_eq!(a.metalayers().len(), 1);
+    /// a.unlock().unwrap();
+    /// drop((a, b));
+    /// std::fs::remove_file(b2rs::frame::lock::sidecar_path(&path, false)).unwrap();
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn lock(&mut self, mode: LockMode) -> Result<bool> {
         let Some(l) = self.lock.as_mut() else {
             return Ok(false);
@@ -621,6 +1147,39 @@ impl Frame {
     }
 
     /// Release one level of the frame lock (a no-op without locking or when not held).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// use b2rs::frame::LockMode;
+    ///
+    /// // without locking, lock and unlock do nothing
+    /// assert!(!frame.lock(LockMode::Exclusive).unwrap());
+    /// frame.unlock().unwrap();
+    /// assert_eq!(frame.lock_mode(), None);
+    /// ```
     pub fn unlock(&mut self) -> Result<()> {
         match self.lock.as_mut() {
             Some(l) => l.release(),
@@ -646,6 +1205,24 @@ impl Frame {
     /// a shared lock when the sidecar generation moved; without, by reading it again and
     /// comparing. Returns whether the cached state changed (C-Blosc2's
     /// `blosc2_schunk_refresh`). A no-op returning `false` in memory.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2frame", std::process::id()));
+    /// use std::sync::Arc;
+    /// use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    ///
+    /// let loc = Location::File { path: path.clone(), offset: 0 };
+    /// let mut a = Frame::create(loc.clone(), &FrameParams::default(), Arc::new(StdIo)).unwrap();
+    /// assert!(!a.sync().unwrap());
+    /// let mut b = Frame::open(loc, Arc::new(StdIo)).unwrap();
+    /// b.add_metalayer("m", b"v").unwrap();
+    /// assert!(a.sync().unwrap());
+    /// assert_eq!(a.metalayers().len(), 1);
+    /// drop((a, b));
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn sync(&mut self) -> Result<bool> {
         if self.lock.is_some() {
             let changed = self.lock(LockMode::Shared)?;
@@ -684,6 +1261,24 @@ impl Frame {
 
     /// Read the frame again from its storage (after another process changed it), under a
     /// shared lock when locking is on. A no-op for in-memory frames.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2frame", std::process::id()));
+    /// use std::sync::Arc;
+    /// use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    ///
+    /// let loc = Location::File { path: path.clone(), offset: 0 };
+    /// let mut a = Frame::create(loc.clone(), &FrameParams::default(), Arc::new(StdIo)).unwrap();
+    /// let mut b = Frame::open(loc, Arc::new(StdIo)).unwrap();
+    /// b.add_metalayer("m", b"v").unwrap();
+    /// assert!(a.metalayers().is_empty());
+    /// a.refresh().unwrap();
+    /// assert_eq!(a.metalayers()[0].name, "m");
+    /// drop((a, b));
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn refresh(&mut self) -> Result<()> {
         if self.lock.is_some() {
             self.lock(LockMode::Shared)?;
@@ -712,6 +1307,34 @@ impl Frame {
     }
 
     /// Where the frame lives.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// assert_eq!(frame.location(), Location::Memory);
+    /// ```
     pub fn location(&self) -> Location {
         match &self.storage {
             Storage::Memory(_) => Location::Memory,
@@ -724,6 +1347,40 @@ impl Frame {
     }
 
     /// The I/O back-end of a File/Dir frame.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// use b2rs::frame::io::Io;
+    ///
+    /// assert!(frame.io().is_none()); // in memory
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2frame", std::process::id()));
+    /// let f = frame.copy_to(Location::File { path: path.clone(), offset: 0 }, Arc::new(StdIo)).unwrap();
+    /// assert_eq!(f.io().unwrap().id(), 0);
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn io(&self) -> Option<&Arc<dyn Io>> {
         match &self.storage {
             Storage::Memory(_) => None,
@@ -732,31 +1389,192 @@ impl Frame {
     }
 
     /// Whether this is a sparse frame (directory).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// assert!(!frame.is_sparse());
+    /// let dir = std::env::temp_dir().join(format!("b2rs-doc-{}.sparse", std::process::id()));
+    /// assert!(frame.copy_to(Location::Dir(dir.clone()), Arc::new(StdIo)).unwrap().is_sparse());
+    /// std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
     pub fn is_sparse(&self) -> bool {
         matches!(self.storage, Storage::Dir { .. })
     }
 
     /// Length of the frame in bytes (of the index file for sparse frames).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// assert_eq!(frame.len() as usize, frame.to_bytes().unwrap().len());
+    /// ```
     pub fn len(&self) -> i64 {
         self.frame_len as i64
     }
 
     /// Whether the frame holds no data (no chunks).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// assert!(!frame.is_empty());
+    /// assert!(Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.offsets.is_empty()
     }
 
     /// Length of the header (metalayers included).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use b2rs::frame::{header, io::StdIo, Frame, FrameParams, Location};
+    ///
+    /// let mut frame = Frame::create(Location::Memory, &FrameParams::default(), Arc::new(StdIo)).unwrap();
+    /// assert_eq!(frame.header_len() as usize, header::HEADER_NOMETA_LEN);
+    /// frame.add_metalayer("m", b"v").unwrap();
+    /// assert!(frame.header_len() as usize > header::HEADER_NOMETA_LEN);
+    /// ```
     pub fn header_len(&self) -> i64 {
         self.header_len as i64
     }
 
     /// The super-chunk parameters of the header.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// assert_eq!(frame.params().typesize, 1);
+    /// ```
     pub fn params(&self) -> &FrameParams {
         &self.params
     }
 
     /// Replace the super-chunk parameters (rewrites the header).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// use b2rs::codecs;
+    ///
+    /// let p = FrameParams { compcode: codecs::ZSTD, ..frame.params().clone() };
+    /// frame.set_params(&p).unwrap();
+    /// let back = Frame::from_bytes(frame.to_bytes().unwrap()).unwrap();
+    /// assert_eq!(back.params().compcode, codecs::ZSTD);
+    /// ```
     pub fn set_params(&mut self, p: &FrameParams) -> Result<()> {
         check_params(p)?;
         let old = std::mem::replace(&mut self.params, p.clone());
@@ -768,27 +1586,157 @@ impl Frame {
     }
 
     /// Number of chunks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// assert_eq!(frame.nchunks(), 3);
+    /// ```
     pub fn nchunks(&self) -> i64 {
         self.offsets.len() as i64
     }
 
     /// Total uncompressed size.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// assert_eq!(frame.nbytes(), 3000);
+    /// ```
     pub fn nbytes(&self) -> i64 {
         self.nbytes
     }
 
     /// The header's `cbytes`: size of the stored chunks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// let stored: usize = (0..3).map(|n| frame.get_chunk(n).unwrap().len()).sum();
+    /// assert_eq!(frame.cbytes() as usize, stored);
+    /// ```
     pub fn cbytes(&self) -> i64 {
         self.cbytes
     }
 
     /// Uncompressed size of every chunk but possibly the last: -1 none yet, 0 variable.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// assert_eq!(frame.chunksize(), 1000);
+    /// ```
     pub fn chunksize(&self) -> i32 {
         self.chunksize
     }
 
     /// Preset the chunk size of a frame without chunks (as a super-chunk created with a known
     /// chunk size does): the first chunks are then checked against it instead of defining it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// use b2rs::{chunk, CParams};
+    ///
+    /// let mut frame = Frame::create(Location::Memory, &FrameParams::default(), Arc::new(StdIo)).unwrap();
+    /// frame.set_chunksize(800).unwrap();
+    /// assert_eq!(frame.chunksize(), 800);
+    /// let mut buf = [0u8; 900];
+    /// let n = chunk::compress(&CParams::default(), &[1u8; 800], &mut buf).unwrap();
+    /// frame.append_chunk(&buf[..n]).unwrap();
+    /// // only before the first chunk
+    /// assert!(frame.set_chunksize(400).is_err());
+    /// ```
     pub fn set_chunksize(&mut self, chunksize: i32) -> Result<()> {
         if !self.offsets.is_empty() {
             crate::trace_error!("The chunk size can only be set before the first chunk");
@@ -806,11 +1754,57 @@ impl Frame {
     }
 
     /// Whether the frame holds VL-block chunks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// use b2rs::{chunk, CParams};
+    ///
+    /// let mut frame = Frame::create(Location::Memory, &FrameParams::default(), Arc::new(StdIo)).unwrap();
+    /// assert!(!frame.vl_blocks());
+    /// let mut buf = [0u8; 256];
+    /// let n = chunk::vlcompress(&CParams { typesize: 1, ..CParams::default() }, &[b"a", b"bc"], &mut buf).unwrap();
+    /// frame.append_chunk(&buf[..n]).unwrap();
+    /// assert!(frame.vl_blocks());
+    /// ```
     pub fn vl_blocks(&self) -> bool {
         self.vl_blocks
     }
 
     /// The raw offsets table (special values included).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// let offsets = frame.offsets().unwrap();
+    /// assert_eq!(offsets.len(), 3);
+    /// assert_eq!(offsets[0], 0);
+    /// assert_eq!(offsets[1] as usize, frame.get_chunk(0).unwrap().len());
+    /// ```
     pub fn offsets(&self) -> Result<Vec<i64>> {
         Ok(self.offsets.clone())
     }
@@ -868,6 +1862,37 @@ impl Frame {
 
     /// Logical chunk `n`: the stored chunk bytes, or a synthesised special chunk for a
     /// zeros/NaN/uninit offset (FRAME.md §5).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams, DParams};
+    /// #
+    /// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let chunk_of = |b: u8| {
+    /// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+    /// #     buf.truncate(n);
+    /// #     buf
+    /// # };
+    /// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// # for b in 1..=3 {
+    /// #     frame.append_chunk(&chunk_of(b)).unwrap();
+    /// # }
+    /// # let first_byte = |frame: &Frame, n: i64| {
+    /// #     let mut out = vec![0u8; 1000];
+    /// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+    /// #     out[0]
+    /// # };
+    /// let c = frame.get_chunk(2).unwrap();
+    /// assert_eq!(chunk::Header::parse(&c).unwrap().nbytes, 1000);
+    /// assert_eq!(first_byte(&frame, 2), 3);
+    /// assert!(frame.get_chunk(3).is_err());
+    /// ```
     pub fn get_chunk(&self, n: i64) -> Result<Cow<'_, [u8]>> {
         let i = self.check_index(n, Error::InvalidParam)?;
         let off = self.offsets[i];

@@ -12,6 +12,38 @@ pub const TRAILER_VERSION: u8 = 1;
 const TRAILER_LEN_FROM_END: usize = 22;
 
 /// `trailer_len` from the last 25 bytes of a frame (`tail.len() == 25`).
+///
+/// # Examples
+///
+/// ```
+/// # use std::sync::Arc;
+/// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+/// # use b2rs::{chunk, CParams, DParams};
+/// #
+/// # // an in-memory frame holding 3 chunks of 1000 bytes: 1s, 2s, 3s
+/// # let cparams = CParams { typesize: 1, ..CParams::default() };
+/// # let params = FrameParams::from_cparams(&cparams, 1);
+/// # let chunk_of = |b: u8| {
+/// #     let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+/// #     let n = chunk::compress(&cparams, &[b; 1000], &mut buf).unwrap();
+/// #     buf.truncate(n);
+/// #     buf
+/// # };
+/// # let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+/// # for b in 1..=3 {
+/// #     frame.append_chunk(&chunk_of(b)).unwrap();
+/// # }
+/// # let first_byte = |frame: &Frame, n: i64| {
+/// #     let mut out = vec![0u8; 1000];
+/// #     chunk::decompress(&DParams::default(), &frame.get_chunk(n).unwrap(), &mut out, None).unwrap();
+/// #     out[0]
+/// # };
+/// use b2rs::frame::trailer::trailer_len_of;
+///
+/// let bytes = frame.to_bytes().unwrap();
+/// let len = trailer_len_of(&bytes[bytes.len() - 25..]).unwrap();
+/// assert!(len >= 25 && (len as usize) < bytes.len());
+/// ```
 pub fn trailer_len_of(tail: &[u8]) -> Result<u32> {
     let at = TRAILER_MINLEN - TRAILER_LEN_FROM_END;
     if tail.len() != TRAILER_MINLEN {
@@ -31,6 +63,16 @@ pub fn trailer_len_of(tail: &[u8]) -> Result<u32> {
 
 /// Check `trailer_len` against the frame length (C-Blosc2's rule:
 /// `25 ≤ trailer_len ≤ frame_len − 87`).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::frame::trailer::check_trailer_len;
+///
+/// assert!(check_trailer_len(25, 200).is_ok());
+/// assert!(check_trailer_len(24, 200).is_err());
+/// assert!(check_trailer_len(150, 200).is_err()); // more than frame_len - 87
+/// ```
 pub fn check_trailer_len(trailer_len: u32, frame_len: i64) -> Result<()> {
     let min_header = super::header::HEADER_MINLEN as i64;
     if (trailer_len as usize) < TRAILER_MINLEN
@@ -44,6 +86,17 @@ pub fn check_trailer_len(trailer_len: u32, frame_len: i64) -> Result<()> {
 }
 
 /// Encode a trailer holding `vlmetalayers` (content = stored Blosc chunks).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::frame::trailer::{encode, parse_vlmetalayers};
+/// use b2rs::frame::Metalayer;
+///
+/// let v = [Metalayer { name: "v".into(), content: vec![1, 2, 3] }];
+/// let trailer = encode(&v).unwrap();
+/// assert_eq!(parse_vlmetalayers(&trailer).unwrap(), v);
+/// ```
 pub fn encode(vlmetalayers: &[Metalayer]) -> Result<Vec<u8>> {
     if vlmetalayers.len() > MAX_VLMETALAYERS_WRITE {
         crate::trace_error!(
@@ -97,6 +150,15 @@ pub fn encode(vlmetalayers: &[Metalayer]) -> Result<Vec<u8>> {
 }
 
 /// Read the vlmetalayers of a whole trailer (`trailer.len() == trailer_len`).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::frame::trailer::{encode, parse_vlmetalayers};
+///
+/// assert!(parse_vlmetalayers(&encode(&[]).unwrap()).unwrap().is_empty());
+/// assert!(parse_vlmetalayers(&[0u8; 3]).is_err());
+/// ```
 pub fn parse_vlmetalayers(trailer: &[u8]) -> Result<Vec<Metalayer>> {
     // 0: 94, 1: version, 2: 93, 3: CD, 4–5: idx_size, 6: DE map
     parse_named_values(trailer, 6, MAX_VLMETALAYERS_READ)

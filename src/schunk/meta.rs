@@ -43,16 +43,70 @@ fn find(list: &[Metalayer], name: &str) -> Result<usize> {
 
 impl Schunk {
     /// The fixed-size metalayers, in insertion order.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// let mut sc = Schunk::new(CParams::default(), DParams::default());
+    /// sc.meta_add("first", b"1").unwrap();
+    /// sc.meta_add("second", b"22").unwrap();
+    /// let names: Vec<&str> = sc.metalayers().iter().map(|m| m.name.as_str()).collect();
+    /// assert_eq!(names, ["first", "second"]);
+    /// assert_eq!(sc.metalayers()[1].content, b"22");
+    /// ```
     pub fn metalayers(&self) -> &[Metalayer] {
         &self.metalayers
     }
 
     /// The variable-length metalayers (content = stored chunk), in insertion order.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// let cparams = CParams::default();
+    /// sc.vlmeta_add("notes", b"some text", &cparams).unwrap();
+    /// assert_eq!(sc.vlmetalayers().len(), 1);
+    /// assert_eq!(sc.vlmetalayers()[0].name, "notes");
+    /// // the content is stored as a compressed chunk
+    /// assert_eq!(b2rs::chunk::Header::parse(&sc.vlmetalayers()[0].content).unwrap().nbytes, 9);
+    /// ```
     pub fn vlmetalayers(&self) -> &[Metalayer] {
         &self.vlmetalayers
     }
 
     /// Index of the metalayer `name` (`NotFound` if absent, `InvalidParam` for a too long name).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams, Error};
+    ///
+    /// let mut sc = Schunk::new(CParams::default(), DParams::default());
+    /// sc.meta_add("a", b"x").unwrap();
+    /// sc.meta_add("b", b"y").unwrap();
+    /// assert_eq!(sc.meta_exists("b"), Ok(1));
+    /// assert_eq!(sc.meta_exists("c"), Err(Error::NotFound));
+    /// assert_eq!(sc.meta_exists(&"n".repeat(32)), Err(Error::InvalidParam));
+    /// ```
     pub fn meta_exists(&self, name: &str) -> Result<usize> {
         find(&self.metalayers, name)
     }
@@ -104,6 +158,18 @@ impl Schunk {
     }
 
     /// Index of the variable-length metalayer `name`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams, Error};
+    ///
+    /// let mut sc = Schunk::new(CParams::default(), DParams::default());
+    /// sc.vlmeta_add("doc", b"text", &CParams::default()).unwrap();
+    /// assert_eq!(sc.vlmeta_exists("doc"), Ok(0));
+    /// assert_eq!(sc.vlmeta_exists("other"), Err(Error::NotFound));
+    /// ```
     pub fn vlmeta_exists(&self, name: &str) -> Result<usize> {
         find(&self.vlmetalayers, name)
     }
@@ -157,6 +223,19 @@ impl Schunk {
     }
 
     /// The decompressed content of variable-length metalayer `name`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// let mut sc = Schunk::new(CParams::default(), DParams::default());
+    /// let long = b"a long variable-length metalayer ".repeat(100);
+    /// sc.vlmeta_add("long", &long, &CParams::default()).unwrap();
+    /// assert_eq!(sc.vlmeta_get("long").unwrap(), long);
+    /// assert!(sc.vlmeta_get("missing").is_err());
+    /// ```
     pub fn vlmeta_get(&self, name: &str) -> Result<Vec<u8>> {
         let i = self.vlmeta_exists(name)?;
         let stored = &self.vlmetalayers[i].content;
@@ -215,6 +294,20 @@ impl Schunk {
     }
 
     /// Update a fixed-size metalayer; returns its index (under the exclusive frame lock when locking is on).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// let mut sc = Schunk::new(CParams::default(), DParams::default());
+    /// sc.meta_add("version", b"0001").unwrap();
+    /// assert_eq!(sc.meta_update("version", b"0002").unwrap(), 0);
+    /// assert_eq!(sc.metalayers()[0].content, b"0002");
+    /// // the content cannot grow
+    /// assert!(sc.meta_update("version", b"00003").is_err());
+    /// ```
     pub fn meta_update(&mut self, name: &str, content: &[u8]) -> Result<usize> {
         self.locked(LockMode::Exclusive, |s| {
             s.meta_update_unlocked(name, content)
@@ -222,6 +315,20 @@ impl Schunk {
     }
 
     /// Add a variable-length metalayer; returns its index (under the exclusive frame lock when locking is on).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// let mut sc = Schunk::new(CParams::default(), DParams::default());
+    /// let cparams = CParams::default();
+    /// assert_eq!(sc.vlmeta_add("a", b"first", &cparams).unwrap(), 0);
+    /// assert_eq!(sc.vlmeta_add("b", b"second", &cparams).unwrap(), 1);
+    /// // names are unique
+    /// assert!(sc.vlmeta_add("a", b"again", &cparams).is_err());
+    /// ```
     pub fn vlmeta_add(&mut self, name: &str, content: &[u8], cparams: &CParams) -> Result<usize> {
         self.locked(LockMode::Exclusive, |s| {
             s.vlmeta_add_unlocked(name, content, cparams)
@@ -229,6 +336,20 @@ impl Schunk {
     }
 
     /// Replace a variable-length metalayer; returns its index (under the exclusive frame lock when locking is on).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// let mut sc = Schunk::new(CParams::default(), DParams::default());
+    /// let cparams = CParams::default();
+    /// sc.vlmeta_add("a", b"short", &cparams).unwrap();
+    /// // the content may change size
+    /// assert_eq!(sc.vlmeta_update("a", b"a much longer content", &cparams).unwrap(), 0);
+    /// assert_eq!(sc.vlmeta_get("a").unwrap(), b"a much longer content");
+    /// ```
     pub fn vlmeta_update(
         &mut self,
         name: &str,
@@ -241,6 +362,21 @@ impl Schunk {
     }
 
     /// Delete a variable-length metalayer; returns the number left (under the exclusive frame lock when locking is on).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams, Error};
+    ///
+    /// let mut sc = Schunk::new(CParams::default(), DParams::default());
+    /// let cparams = CParams::default();
+    /// sc.vlmeta_add("a", b"1", &cparams).unwrap();
+    /// sc.vlmeta_add("b", b"2", &cparams).unwrap();
+    /// assert_eq!(sc.vlmeta_delete("a").unwrap(), 1);
+    /// assert_eq!(sc.vlmeta_exists("b"), Ok(0));
+    /// assert_eq!(sc.vlmeta_exists("a"), Err(Error::NotFound));
+    /// ```
     pub fn vlmeta_delete(&mut self, name: &str) -> Result<usize> {
         self.locked(LockMode::Exclusive, |s| s.vlmeta_delete_unlocked(name))
     }

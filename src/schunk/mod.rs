@@ -34,8 +34,30 @@ pub type Compressor<'a> = dyn FnMut(i64, &[u8]) -> Result<Vec<u8>> + 'a;
 /// The bytes of one stored chunk. Implemented for `Vec<u8>`, `Box<[u8]>` and `Arc<[u8]>`; the
 /// C layer implements it for buffers taken over from C callers, so that they are released with
 /// the allocator they came from. Only the first `cbytes` bytes (from the chunk header) are used.
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+/// use b2rs::schunk::ChunkBytes;
+///
+/// let v: Vec<u8> = vec![1, 2, 3];
+/// let a: Arc<[u8]> = Arc::from(&[4u8, 5][..]);
+/// let stored: Vec<Box<dyn ChunkBytes>> = vec![Box::new(v), Box::new(a)];
+/// assert_eq!(stored[0].bytes(), [1, 2, 3]);
+/// assert_eq!(stored[1].bytes(), [4, 5]);
+/// ```
 pub trait ChunkBytes: Send + Sync {
     /// The buffer holding the chunk (at least `cbytes` long).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::ChunkBytes;
+    ///
+    /// let b: Box<[u8]> = vec![7u8; 4].into_boxed_slice();
+    /// assert_eq!(ChunkBytes::bytes(&b), [7, 7, 7, 7]);
+    /// ```
     fn bytes(&self) -> &[u8];
 }
 
@@ -60,10 +82,45 @@ impl ChunkBytes for Arc<[u8]> {
 /// A chunk handed to a super-chunk. Its bytes are validated first, and only when the chunk is
 /// accepted is its storage taken over with [`IntoChunk::into_stored`], so that a rejected chunk
 /// stays with the caller.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::schunk::{IntoChunk, Schunk};
+/// use b2rs::{chunk, CParams, DParams};
+///
+/// let cparams = CParams { typesize: 1, ..CParams::default() };
+/// let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+/// let n = chunk::compress(&cparams, &[5u8; 1000], &mut buf).unwrap();
+/// let mut sc = Schunk::new(cparams, DParams::default());
+/// // a borrowed slice is copied when stored, a Vec is taken over
+/// sc.append_chunk(&buf[..n]).unwrap();
+/// buf.truncate(n);
+/// sc.append_chunk(buf).unwrap();
+/// assert_eq!(sc.nbytes(), 2000);
+/// ```
 pub trait IntoChunk {
     /// The chunk bytes (at least the `cbytes` of its header).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::IntoChunk;
+    ///
+    /// let chunk: &[u8] = &[1, 2, 3];
+    /// assert_eq!(IntoChunk::bytes(&chunk), [1, 2, 3]);
+    /// ```
     fn bytes(&self) -> &[u8];
     /// Take the storage over (the super-chunk keeps it, or drops it once copied elsewhere).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::IntoChunk;
+    ///
+    /// let stored = vec![9u8, 8, 7].into_stored();
+    /// assert_eq!(stored.bytes(), [9, 8, 7]);
+    /// ```
     fn into_stored(self) -> Box<dyn ChunkBytes>;
 }
 
@@ -207,6 +264,17 @@ fn check_chunk(bytes: &[u8]) -> Result<Header> {
 impl Schunk {
     /// An empty in-memory super-chunk compressing with `cparams` and decompressing with
     /// `dparams`. The parameters are checked when used (as C-Blosc2 does).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// let sc = Schunk::new(CParams { typesize: 2, ..CParams::default() }, DParams::default());
+    /// assert_eq!((sc.nchunks(), sc.nbytes(), sc.typesize()), (0, 0, 2));
+    /// assert!(sc.is_memory());
+    /// ```
     pub fn new(cparams: CParams, dparams: DParams) -> Schunk {
         let mut s = Schunk {
             cparams,
@@ -229,6 +297,27 @@ impl Schunk {
 
     /// A super-chunk backed by `frame` (new or opened), compressing with `cparams` and
     /// decompressing with `dparams`. Counters, chunk size and metalayers are read from the frame.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2frame", std::process::id()));
+    /// let cparams = CParams { typesize: 4, ..CParams::default() };
+    /// let loc = Location::File { path: path.clone(), offset: 0 };
+    /// let frame = Frame::create(loc, &FrameParams::from_cparams(&cparams, 1), Arc::new(StdIo)).unwrap();
+    /// let mut sc = Schunk::with_frame(cparams, DParams::default(), frame);
+    /// sc.append_buffer(&[0u8; 4000]).unwrap();
+    /// drop(sc);
+    /// // the chunks are in the file
+    /// let frame = Frame::open(Location::File { path: path.clone(), offset: 0 }, Arc::new(StdIo)).unwrap();
+    /// assert_eq!(frame.nchunks(), 1);
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn with_frame(cparams: CParams, dparams: DParams, frame: Frame) -> Schunk {
         let mut s = Schunk::new(cparams, dparams);
         s.store = Store::Frame(Box::new(frame));
@@ -237,12 +326,47 @@ impl Schunk {
     }
 
     /// A super-chunk for an existing frame, with the compression parameters recorded in it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// use b2rs::frame::Frame;
+    ///
+    /// let frame = Frame::from_bytes(sc.to_cframe().unwrap()).unwrap();
+    /// let mut back = Schunk::from_frame(frame, DParams::default());
+    /// // the compression parameters come from the frame
+    /// assert_eq!((back.nchunks(), back.typesize()), (3, 4));
+    /// let mut out = vec![0u8; 4000];
+    /// back.decompress_chunk(1, &mut out).unwrap();
+    /// assert_eq!(out[..4], 1000u32.to_le_bytes());
+    /// ```
     pub fn from_frame(frame: Frame, dparams: DParams) -> Schunk {
         let cparams = frame.params().to_cparams();
         Schunk::with_frame(cparams, dparams, frame)
     }
 
     /// The frame parameters describing this super-chunk's compression parameters.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{codecs, CParams, DParams};
+    ///
+    /// let cparams = CParams { compcode: codecs::LZ4, clevel: 3, typesize: 8, ..CParams::default() };
+    /// let sc = Schunk::new(cparams, DParams::default());
+    /// let fp = sc.frame_params();
+    /// assert_eq!((fp.compcode, fp.clevel, fp.typesize), (codecs::LZ4, 3, 8));
+    /// ```
     pub fn frame_params(&self) -> FrameParams {
         FrameParams::from_cparams(&self.cparams, self.dparams.nthreads)
     }
@@ -288,12 +412,42 @@ impl Schunk {
 
     /// The shapes of the b2nd array this super-chunk holds (its "b2nd" metalayer), if any: what
     /// the n-dimensional plugins (NDLZ, NDCELL, NDMEAN, ZFP) read from their super-chunk.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::b2nd::{Array, Fill, Meta};
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// assert!(Schunk::new(CParams::default(), DParams::default()).nd_meta().is_none());
+    /// let meta = Meta::new(&[10, 10], &[5, 5], &[5, 5]);
+    /// let arr = Array::new(CParams::default(), DParams::default(), &meta, Fill::Zero).unwrap();
+    /// assert_eq!(arr.schunk().nd_meta().unwrap().shape, [10, 10]);
+    /// ```
     pub fn nd_meta(&self) -> Option<&Arc<crate::b2nd::Meta>> {
         self.nd.as_ref()
     }
 
     /// `p` completed with what plugins read from the super-chunk (shapes and typesize), for
     /// compressing a chunk of it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// let p = sc.plugin_cparams(&CParams::default());
+    /// assert_eq!(p.schunk_typesize, Some(4));
+    /// assert!(p.b2nd.is_none()); // not a b2nd array
+    /// ```
     pub fn plugin_cparams(&self, p: &CParams) -> CParams {
         let mut p = p.clone();
         p.b2nd = self.nd.clone();
@@ -324,6 +478,22 @@ impl Schunk {
     }
 
     /// The frame behind a frame-backed super-chunk.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// assert!(Schunk::new(CParams::default(), DParams::default()).frame().is_none());
+    /// let frame = Frame::create(Location::Memory, &FrameParams::from_cparams(&CParams::default(), 1), Arc::new(StdIo))
+    ///     .unwrap();
+    /// let mut sc = Schunk::with_frame(CParams::default(), DParams::default(), frame);
+    /// sc.append_buffer(&[1u8; 800]).unwrap();
+    /// assert_eq!(sc.frame().unwrap().nchunks(), 1);
+    /// ```
     pub fn frame(&self) -> Option<&Frame> {
         match &self.store {
             Store::Frame(f) => Some(f),
@@ -333,6 +503,21 @@ impl Schunk {
 
     /// The frame behind a frame-backed super-chunk, mutably (counters are re-read by
     /// [`Schunk::refresh`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// let frame = Frame::create(Location::Memory, &FrameParams::from_cparams(&CParams::default(), 1), Arc::new(StdIo))
+    ///     .unwrap();
+    /// let mut sc = Schunk::with_frame(CParams::default(), DParams::default(), frame);
+    /// sc.frame_mut().unwrap().add_metalayer("m", b"v").unwrap();
+    /// assert_eq!(sc.frame().unwrap().metalayers()[0].name, "m");
+    /// ```
     pub fn frame_mut(&mut self) -> Option<&mut Frame> {
         match &mut self.store {
             Store::Frame(f) => Some(f),
@@ -341,6 +526,30 @@ impl Schunk {
     }
 
     /// Take the frame out of a frame-backed super-chunk.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// use std::sync::Arc;
+    /// use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    ///
+    /// assert!(sc.into_frame().is_none()); // in memory, no frame
+    /// let params = FrameParams::from_cparams(&CParams::default(), 1);
+    /// let frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// let mut sc = Schunk::with_frame(CParams::default(), DParams::default(), frame);
+    /// sc.append_buffer(&[1u8; 800]).unwrap();
+    /// let bytes = sc.into_frame().unwrap().into_bytes().unwrap();
+    /// assert_eq!(Frame::from_bytes(bytes).unwrap().nbytes(), 800);
+    /// ```
     pub fn into_frame(self) -> Option<Frame> {
         match self.store {
             Store::Frame(f) => Some(*f),
@@ -351,6 +560,30 @@ impl Schunk {
     /// Take the frame lock in `mode` (re-entrant; a no-op in memory or without locking),
     /// re-reading counters and metalayers when another handle changed the frame. Returns
     /// whether that happened.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use b2rs::frame::{io::LockingStdIo, Frame, FrameParams, LockMode, Location};
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2frame", std::process::id()));
+    /// let loc = Location::File { path: path.clone(), offset: 0 };
+    /// let params = FrameParams::from_cparams(&CParams::default(), 1);
+    /// let frame = Frame::create(loc.clone(), &params, Arc::new(LockingStdIo)).unwrap();
+    /// let mut a = Schunk::with_frame(CParams::default(), DParams::default(), frame);
+    /// let mut b = Schunk::from_frame(Frame::open(loc, Arc::new(LockingStdIo)).unwrap(), DParams::default());
+    /// b.append_buffer(&[1u8; 800]).unwrap();
+    /// // `a` sees that `b` changed the frame and re-reads its counters
+    /// assert!(a.lock(LockMode::Shared).unwrap());
+    /// assert_eq!(a.nchunks(), 1);
+    /// a.unlock().unwrap();
+    /// # drop((a, b));
+    /// # let _ = std::fs::remove_file(b2rs::frame::lock::sidecar_path(&path, false));
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn lock(&mut self, mode: LockMode) -> Result<bool> {
         let Store::Frame(f) = &mut self.store else {
             return Ok(false);
@@ -363,6 +596,29 @@ impl Schunk {
     }
 
     /// Release one level of the frame lock taken with [`Schunk::lock`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use b2rs::frame::{io::LockingStdIo, Frame, FrameParams, LockMode, Location};
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2frame", std::process::id()));
+    /// let loc = Location::File { path: path.clone(), offset: 0 };
+    /// let params = FrameParams::from_cparams(&CParams::default(), 1);
+    /// let mut sc = Schunk::with_frame(CParams::default(), DParams::default(), Frame::create(loc, &params, Arc::new(LockingStdIo)).unwrap());
+    /// sc.lock(LockMode::Exclusive).unwrap();
+    /// sc.lock(LockMode::Exclusive).unwrap(); // re-entrant
+    /// sc.unlock().unwrap();
+    /// assert_eq!(sc.frame().unwrap().lock_mode(), Some(LockMode::Exclusive));
+    /// sc.unlock().unwrap();
+    /// assert_eq!(sc.frame().unwrap().lock_mode(), None);
+    /// # drop(sc);
+    /// # let _ = std::fs::remove_file(b2rs::frame::lock::sidecar_path(&path, false));
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn unlock(&mut self) -> Result<()> {
         match &mut self.store {
             Store::Frame(f) => f.unlock(),
@@ -387,6 +643,29 @@ impl Schunk {
     /// Re-sync counters and metalayers with the frame on disk when another handle changed it
     /// (C-Blosc2's `blosc2_schunk_refresh`); returns whether they changed. A no-op returning
     /// `false` in memory.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use b2rs::frame::{io::LockingStdIo, Frame, FrameParams, Location};
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2frame", std::process::id()));
+    /// let loc = Location::File { path: path.clone(), offset: 0 };
+    /// let params = FrameParams::from_cparams(&CParams::default(), 1);
+    /// let frame = Frame::create(loc.clone(), &params, Arc::new(LockingStdIo)).unwrap();
+    /// let mut a = Schunk::with_frame(CParams::default(), DParams::default(), frame);
+    /// assert!(!a.sync().unwrap()); // nothing changed
+    /// let mut b = Schunk::from_frame(Frame::open(loc, Arc::new(LockingStdIo)).unwrap(), DParams::default());
+    /// b.append_buffer(&[1u8; 800]).unwrap();
+    /// assert!(a.sync().unwrap());
+    /// assert_eq!(a.nchunks(), 1);
+    /// # drop((a, b));
+    /// # let _ = std::fs::remove_file(b2rs::frame::lock::sidecar_path(&path, false));
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn sync(&mut self) -> Result<bool> {
         let Store::Frame(f) = &mut self.store else {
             return Ok(false);
@@ -400,6 +679,31 @@ impl Schunk {
 
     /// Read the frame again from its storage (after another process changed it) and re-read
     /// counters and metalayers. A no-op for in-memory super-chunks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2frame", std::process::id()));
+    /// # let cparams = CParams { typesize: 4, ..CParams::default() };
+    /// # let loc = Location::File { path: path.clone(), offset: 0 };
+    /// # let frame = Frame::create(loc, &FrameParams::from_cparams(&cparams, 1), Arc::new(StdIo)).unwrap();
+    /// # let mut sc = Schunk::with_frame(cparams, DParams::default(), frame);
+    /// let mut other = Schunk::from_frame(
+    ///     Frame::open(Location::File { path: path.clone(), offset: 0 }, Arc::new(StdIo)).unwrap(),
+    ///     DParams::default(),
+    /// );
+    /// other.append_buffer(&[0u8; 400]).unwrap();
+    /// assert_eq!(sc.nchunks(), 0);
+    /// sc.refresh().unwrap();
+    /// assert_eq!(sc.nchunks(), 1);
+    /// # drop((sc, other));
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn refresh(&mut self) -> Result<()> {
         if let Store::Frame(f) = &mut self.store {
             f.refresh()?;
@@ -419,11 +723,55 @@ impl Schunk {
     /// handle changed it (by [`Schunk::lock`], [`Schunk::sync`], [`Schunk::refresh`] or any
     /// operation taking the frame lock): a caller mirroring them elsewhere compares it with
     /// the value it saw last.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use b2rs::frame::{io::LockingStdIo, Frame, FrameParams, Location};
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2frame", std::process::id()));
+    /// let loc = Location::File { path: path.clone(), offset: 0 };
+    /// let params = FrameParams::from_cparams(&CParams::default(), 1);
+    /// let frame = Frame::create(loc.clone(), &params, Arc::new(LockingStdIo)).unwrap();
+    /// let mut a = Schunk::with_frame(CParams::default(), DParams::default(), frame);
+    /// let mut b = Schunk::from_frame(Frame::open(loc, Arc::new(LockingStdIo)).unwrap(), DParams::default());
+    /// let seen = a.reloads();
+    /// b.append_buffer(&[1u8; 800]).unwrap();
+    /// a.sync().unwrap();
+    /// assert_eq!(a.reloads(), seen + 1);
+    /// # drop((a, b));
+    /// # let _ = std::fs::remove_file(b2rs::frame::lock::sidecar_path(&path, false));
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn reloads(&self) -> u64 {
         self.reloads
     }
 
     /// The super-chunk serialised as a contiguous frame (cframe).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// use b2rs::frame::Frame;
+    ///
+    /// let cframe = sc.to_cframe().unwrap();
+    /// // a contiguous frame starts with a msgpack fixarray of 14 entries and the magic "b2frame"
+    /// assert_eq!(&cframe[..1], [0x90 + 14]);
+    /// assert_eq!(&cframe[2..9], b"b2frame");
+    /// assert_eq!(Frame::from_bytes(cframe).unwrap().nchunks(), 3);
+    /// ```
     pub fn to_cframe(&self) -> Result<Vec<u8>> {
         match &self.store {
             Store::Frame(f) => f.to_bytes(),
@@ -467,33 +815,124 @@ impl Schunk {
     }
 
     /// The compression parameters.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{codecs, CParams, DParams};
+    ///
+    /// let sc = Schunk::new(CParams { compcode: codecs::ZLIB, ..CParams::default() }, DParams::default());
+    /// assert_eq!(sc.cparams().compcode, codecs::ZLIB);
+    /// ```
     pub fn cparams(&self) -> &CParams {
         &self.cparams
     }
 
     /// The decompression parameters.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// let sc = Schunk::new(CParams::default(), DParams { nthreads: 3, ..DParams::default() });
+    /// assert_eq!(sc.dparams().nthreads, 3);
+    /// ```
     pub fn dparams(&self) -> &DParams {
         &self.dparams
     }
 
     /// Replace the compression parameters (used for the chunks compressed from now on).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// use b2rs::codecs;
+    ///
+    /// sc.set_cparams(CParams { compcode: codecs::ZSTD, typesize: 4, ..CParams::default() });
+    /// sc.append_buffer(&[0u8; 4000]).unwrap();
+    /// // only the new chunk uses Zstd
+    /// let header = b2rs::chunk::Header::parse(&sc.get_chunk(3).unwrap()).unwrap();
+    /// assert_eq!(header.codec_id(), Ok(codecs::ZSTD));
+    /// ```
     pub fn set_cparams(&mut self, p: CParams) {
         self.cparams = p;
         self.sync_plugin_params();
     }
 
     /// Replace the decompression parameters.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// sc.set_dparams(DParams { nthreads: 2, ..DParams::default() });
+    /// assert_eq!(sc.dparams().nthreads, 2);
+    /// let mut out = vec![0u8; 4000];
+    /// assert_eq!(sc.decompress_chunk(2, &mut out).unwrap(), 4000);
+    /// ```
     pub fn set_dparams(&mut self, p: DParams) {
         self.dparams = p;
         self.sync_plugin_params();
     }
 
     /// The element size of the super-chunk (may exceed 255).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// assert_eq!(sc.typesize(), 4);
+    /// ```
     pub fn typesize(&self) -> i32 {
         self.cparams.typesize
     }
 
     /// Number of chunks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// assert_eq!(sc.nchunks(), 3);
+    /// sc.delete_chunk(0).unwrap();
+    /// assert_eq!(sc.nchunks(), 2);
+    /// ```
     pub fn nchunks(&self) -> i64 {
         match &self.store {
             Store::Memory(v) => v.len() as i64,
@@ -502,48 +941,201 @@ impl Schunk {
     }
 
     /// Uncompressed size of all chunks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// assert_eq!(sc.nbytes(), 12_000);
+    /// ```
     pub fn nbytes(&self) -> i64 {
         self.nbytes
     }
 
     /// Stored size of all chunks (headers included).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// // counting values compress well
+    /// assert!(sc.cbytes() > 0 && sc.cbytes() < sc.nbytes());
+    /// ```
     pub fn cbytes(&self) -> i64 {
         self.cbytes
     }
 
     /// The common uncompressed chunk size: -1 before the first chunk, 0 when sizes vary.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// assert_eq!(sc.chunksize(), 4000);
+    /// // a smaller last chunk keeps the chunk size...
+    /// sc.append_buffer(&[0u8; 40]).unwrap();
+    /// assert_eq!(sc.chunksize(), 4000);
+    /// // ... but a chunk after it makes the sizes vary
+    /// sc.append_buffer(&[0u8; 4000]).unwrap();
+    /// assert_eq!(sc.chunksize(), 0);
+    /// assert_eq!(Schunk::new(CParams::default(), DParams::default()).chunksize(), -1);
+    /// ```
     pub fn chunksize(&self) -> i32 {
         self.chunksize
     }
 
     /// Secondary chunk flags shared by all chunks (bit 0: VL-block chunks); 0 when empty.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{chunk, CParams, DParams};
+    ///
+    /// let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// let mut sc = Schunk::new(cparams.clone(), DParams::default());
+    /// assert_eq!(sc.flags2(), 0);
+    /// let mut buf = vec![0u8; 256];
+    /// let n = chunk::vlcompress(&cparams, &[b"ab", b"cde"], &mut buf).unwrap();
+    /// sc.append_chunk(&buf[..n]).unwrap();
+    /// assert_eq!(sc.flags2(), 1);
+    /// ```
     pub fn flags2(&self) -> u8 {
         self.flags2
     }
 
     /// Whether the chunks are VL-block chunks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{chunk, CParams, DParams};
+    ///
+    /// let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// let mut sc = Schunk::new(cparams.clone(), DParams::default());
+    /// let mut buf = vec![0u8; 256];
+    /// let n = chunk::vlcompress(&cparams, &[b"ab", b"cde"], &mut buf).unwrap();
+    /// sc.append_chunk(&buf[..n]).unwrap();
+    /// assert!(sc.is_vlblocks());
+    /// ```
     pub fn is_vlblocks(&self) -> bool {
         self.flags2 & VL_BLOCKS != 0
     }
 
     /// The chunk most recently accessed (appended, inserted, updated, deleted or decompressed).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// assert_eq!(sc.current_nchunk(), 2); // the last appended
+    /// let mut out = vec![0u8; 4000];
+    /// sc.decompress_chunk(1, &mut out).unwrap();
+    /// assert_eq!(sc.current_nchunk(), 1);
+    /// ```
     pub fn current_nchunk(&self) -> i64 {
         self.current_nchunk
     }
 
     /// Bumped on every change of the metalayers or variable-length metalayers.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// let t = sc.change_tick();
+    /// sc.vlmeta_add("v", b"1", &CParams::default()).unwrap();
+    /// assert!(sc.change_tick() > t);
+    /// ```
     pub fn change_tick(&self) -> i64 {
         self.change_tick
     }
 
     /// Whether the chunks are held in memory one by one (then [`Schunk::stored_chunk`] gives
     /// stable slices of them).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # let path = std::env::temp_dir().join(format!("b2rs-doc-{}.b2frame", std::process::id()));
+    /// # let cparams = CParams { typesize: 4, ..CParams::default() };
+    /// # let loc = Location::File { path: path.clone(), offset: 0 };
+    /// # let frame = Frame::create(loc, &FrameParams::from_cparams(&cparams, 1), Arc::new(StdIo)).unwrap();
+    /// # let mut sc = Schunk::with_frame(cparams, DParams::default(), frame);
+    /// assert!(!sc.is_memory());
+    /// assert!(Schunk::new(CParams::default(), DParams::default()).is_memory());
+    /// # drop(sc);
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn is_memory(&self) -> bool {
         matches!(self.store, Store::Memory(_))
     }
 
     /// The in-memory bytes of chunk `n` (`None` out of range or when not held in memory). The
     /// slice stays at the same address until the chunk is updated or deleted.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// let c = sc.stored_chunk(0).unwrap();
+    /// assert_eq!(b2rs::chunk::Header::parse(c).unwrap().nbytes, 4000);
+    /// assert!(sc.stored_chunk(3).is_none());
+    /// ```
     pub fn stored_chunk(&self, n: usize) -> Option<&[u8]> {
         match &self.store {
             Store::Memory(v) => v.get(n).map(Stored::bytes),
@@ -564,6 +1156,24 @@ impl Schunk {
     }
 
     /// The uncompressed size of chunk `n`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// use b2rs::Error;
+    ///
+    /// assert_eq!(sc.chunk_nbytes(2), Ok(4000));
+    /// assert!(sc.chunk_nbytes(3).is_err());
+    /// ```
     pub fn chunk_nbytes(&self, n: i64) -> Result<i32> {
         let i = self.index(n)?;
         match &self.store {
@@ -575,6 +1185,27 @@ impl Schunk {
     /// The stored bytes of chunk `n` (exactly its `cbytes`): borrowed for chunks held in
     /// memory or in an in-memory frame, owned when read from a file or synthesised (special
     /// chunks of frames).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// use b2rs::chunk;
+    ///
+    /// let c = sc.get_chunk(1).unwrap();
+    /// let mut out = vec![0u8; 4000];
+    /// chunk::decompress(&DParams::default(), &c, &mut out, None).unwrap();
+    /// assert_eq!(out[..4], 1000u32.to_le_bytes());
+    /// assert!(sc.get_chunk(5).is_err());
+    /// ```
     pub fn get_chunk(&self, n: i64) -> Result<Cow<'_, [u8]>> {
         let i = self.index(n)?;
         match &self.store {
@@ -690,6 +1321,22 @@ impl Schunk {
     }
 
     /// Append a chunk; returns the new number of chunks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{chunk, CParams, DParams};
+    ///
+    /// let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// let mut buf = vec![0u8; 600];
+    /// let n = chunk::compress(&cparams, &[3u8; 500], &mut buf).unwrap();
+    /// let mut sc = Schunk::new(cparams, DParams::default());
+    /// assert_eq!(sc.append_chunk(&buf[..n]).unwrap(), 1);
+    /// assert_eq!(sc.append_chunk(&buf[..n]).unwrap(), 2);
+    /// // not a chunk
+    /// assert!(sc.append_chunk(&[1u8, 2, 3][..]).is_err());
+    /// ```
     pub fn append_chunk(&mut self, chunk: impl IntoChunk) -> Result<i64> {
         self.place(chunk, Op::Append)
     }
@@ -730,6 +1377,28 @@ impl Schunk {
     }
 
     /// Replace chunk `n`; returns the number of chunks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// use b2rs::chunk;
+    ///
+    /// let mut buf = vec![0u8; 4100];
+    /// let n = chunk::compress(sc.cparams(), &[0u8; 4000], &mut buf).unwrap();
+    /// assert_eq!(sc.update_chunk(1, &buf[..n]).unwrap(), 3);
+    /// let mut out = vec![1u8; 4000];
+    /// sc.decompress_chunk(1, &mut out).unwrap();
+    /// assert!(out.iter().all(|&b| b == 0));
+    /// ```
     pub fn update_chunk(&mut self, n: i64, chunk: impl IntoChunk) -> Result<i64> {
         let i = self.index(n)?;
         self.place(chunk, Op::Update(i))
@@ -808,6 +1477,35 @@ impl Schunk {
     /// Compress `src` with `compress` (given the number of the new chunk) into any chunk
     /// (e.g. a slice of a buffer the caller reuses, copied when stored) and append it; returns
     /// the new number of chunks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// use b2rs::chunk;
+    ///
+    /// // compress into a buffer the caller keeps; the super-chunk copies the chunk
+    /// let mut scratch = vec![0u8; 4000 + chunk::header::MAX_OVERHEAD];
+    /// let cparams = sc.cparams().clone();
+    /// let n = sc
+    ///     .append_buffer_into(
+    ///         |_nchunk, src| {
+    ///             let len = chunk::compress(&cparams, src, &mut scratch)?;
+    ///             Ok(&scratch[..len])
+    ///         },
+    ///         &[7u8; 4000],
+    ///     )
+    ///     .unwrap();
+    /// assert_eq!(n, 4);
+    /// ```
     pub fn append_buffer_into<C: IntoChunk>(
         &mut self,
         compress: impl FnOnce(i64, &[u8]) -> Result<C>,
@@ -821,6 +1519,37 @@ impl Schunk {
 
     /// Compress `src` with `compress` (given the number of the new chunk) and append it;
     /// returns the new number of chunks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// use b2rs::chunk;
+    ///
+    /// let cparams = sc.cparams().clone();
+    /// let mut numbers = Vec::new();
+    /// let n = sc
+    ///     .append_buffer_by(
+    ///         &mut |nchunk, src| {
+    ///             numbers.push(nchunk);
+    ///             let mut buf = vec![0u8; src.len() + chunk::header::MAX_OVERHEAD];
+    ///             let len = chunk::compress(&cparams, src, &mut buf)?;
+    ///             buf.truncate(len);
+    ///             Ok(buf)
+    ///         },
+    ///         &[1u8; 4000],
+    ///     )
+    ///     .unwrap();
+    /// assert_eq!((n, numbers), (4, vec![3]));
+    /// ```
     pub fn append_buffer_by(&mut self, compress: &mut Compressor<'_>, src: &[u8]) -> Result<i64> {
         let n = self.nchunks();
         self.current_nchunk = n;
@@ -830,12 +1559,44 @@ impl Schunk {
 
     /// Compress `src` with `cparams` (chunk number handed to the prefilter: the new chunk's) and
     /// append it; returns the new number of chunks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// use b2rs::codecs;
+    ///
+    /// let zstd = CParams { compcode: codecs::ZSTD, typesize: 4, ..CParams::default() };
+    /// assert_eq!(sc.append_buffer_with(&zstd, &[2u8; 4000]).unwrap(), 4);
+    /// let header = b2rs::chunk::Header::parse(&sc.get_chunk(3).unwrap()).unwrap();
+    /// assert_eq!(header.codec_id(), Ok(codecs::ZSTD));
+    /// ```
     pub fn append_buffer_with(&mut self, cparams: &CParams, src: &[u8]) -> Result<i64> {
         let cparams = self.plugin_cparams(cparams);
         self.append_buffer_by(&mut |n, s| compress_chunk(&cparams, n, s), src)
     }
 
     /// Compress `src` with the super-chunk's parameters and append it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// let mut sc = Schunk::new(CParams { typesize: 1, ..CParams::default() }, DParams::default());
+    /// assert_eq!(sc.append_buffer(b"first chunk").unwrap(), 1);
+    /// assert_eq!(sc.append_buffer(b"second").unwrap(), 2);
+    /// assert_eq!(sc.nbytes(), 17);
+    /// ```
     pub fn append_buffer(&mut self, src: &[u8]) -> Result<i64> {
         let p = self.cparams.clone();
         self.append_buffer_with(&p, src)
@@ -875,12 +1636,46 @@ impl Schunk {
     }
 
     /// Decompress chunk `n` into `dst` with the super-chunk's parameters.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// let mut out = vec![0u8; 4000];
+    /// assert_eq!(sc.decompress_chunk(2, &mut out).unwrap(), 4000);
+    /// assert_eq!(out[4 * 999..], 2999u32.to_le_bytes());
+    /// // a destination too small
+    /// assert!(sc.decompress_chunk(2, &mut out[..100]).is_err());
+    /// ```
     pub fn decompress_chunk(&mut self, n: i64, dst: &mut [u8]) -> Result<usize> {
         let dp = self.dparams.clone();
         self.decompress_chunk_with(&dp, n, dst, None)
     }
 
     /// Decompress block `nblock` of the VL-block chunk `n`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{chunk, CParams, DParams};
+    ///
+    /// let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// let mut sc = Schunk::new(cparams.clone(), DParams::default());
+    /// let mut buf = vec![0u8; 256];
+    /// let n = chunk::vlcompress(&cparams, &[b"block zero", b"block one"], &mut buf).unwrap();
+    /// sc.append_chunk(&buf[..n]).unwrap();
+    /// assert_eq!(sc.get_vlblock(0, 1).unwrap(), b"block one");
+    /// assert!(sc.get_vlblock(0, 2).is_err());
+    /// ```
     pub fn get_vlblock(&self, n: i64, nblock: i32) -> Result<Vec<u8>> {
         let src = self.get_chunk(n)?;
         let Ok(nblock) = usize::try_from(nblock) else {
@@ -967,6 +1762,34 @@ impl Schunk {
     /// A copy of this super-chunk (chunks, metalayers, variable-length metalayers) using other
     /// parameters. Chunks are copied as they are when the parameters produce the same chunks,
     /// and recompressed with `compress` otherwise.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// use b2rs::{chunk, codecs};
+    ///
+    /// let zlib = CParams { compcode: codecs::ZLIB, typesize: 4, ..CParams::default() };
+    /// let mut calls = 0;
+    /// let copy = sc
+    ///     .copy_by(zlib.clone(), DParams::default(), &mut |_, src| {
+    ///         calls += 1;
+    ///         let mut buf = vec![0u8; src.len() + chunk::header::MAX_OVERHEAD];
+    ///         let n = chunk::compress(&zlib, src, &mut buf)?;
+    ///         buf.truncate(n);
+    ///         Ok(buf)
+    ///     })
+    ///     .unwrap();
+    /// assert_eq!((copy.nchunks(), copy.nbytes(), calls), (3, 12_000, 3));
+    /// ```
     pub fn copy_by(
         &self,
         cparams: CParams,
@@ -981,6 +1804,38 @@ impl Schunk {
     /// Copy the chunks, metalayers and variable-length metalayers of this super-chunk into the
     /// empty super-chunk `out` (of any storage kind). Chunks are copied as they are when `out`'s
     /// parameters produce the same chunks, and recompressed with `compress` otherwise.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// use std::sync::Arc;
+    /// use b2rs::chunk;
+    /// use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    ///
+    /// // copy into a super-chunk backed by an in-memory frame, with the same parameters
+    /// let cparams = sc.cparams().clone();
+    /// let params = FrameParams::from_cparams(&cparams, 1);
+    /// let frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// let mut out = Schunk::with_frame(cparams.clone(), DParams::default(), frame);
+    /// sc.copy_into(&mut out, &mut |_, src| {
+    ///     let mut buf = vec![0u8; src.len() + chunk::header::MAX_OVERHEAD];
+    ///     let n = chunk::compress(&cparams, src, &mut buf)?;
+    ///     buf.truncate(n);
+    ///     Ok(buf)
+    /// })
+    /// .unwrap();
+    /// assert_eq!(out.nchunks(), 3);
+    /// assert_eq!(out.get_chunk(2).unwrap(), sc.get_chunk(2).unwrap());
+    /// ```
     pub fn copy_into(&self, out: &mut Schunk, compress: &mut Compressor<'_>) -> Result<()> {
         let a = &self.cparams;
         let cparams = &out.cparams;
@@ -1024,6 +1879,27 @@ impl Schunk {
 
     /// A copy of this super-chunk using other parameters (see [`Schunk::copy_by`]), chunks
     /// being recompressed with `cparams` when needed.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// use b2rs::codecs;
+    ///
+    /// let lz4 = CParams { compcode: codecs::LZ4, typesize: 4, ..CParams::default() };
+    /// let mut copy = sc.copy_with(lz4, DParams::default()).unwrap();
+    /// let mut out = vec![0u8; 4000];
+    /// copy.decompress_chunk(2, &mut out).unwrap();
+    /// assert_eq!(out[..4], 2000u32.to_le_bytes());
+    /// ```
     pub fn copy_with(&self, cparams: CParams, dparams: DParams) -> Result<Schunk> {
         // the copy has the same metalayers, so the same array shapes
         let mut p = cparams.clone();
@@ -1077,16 +1953,71 @@ impl Schunk {
     }
 
     /// Delete chunk `n`; returns the new number of chunks (under the exclusive frame lock when locking is on).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// assert_eq!(sc.delete_chunk(0).unwrap(), 2);
+    /// let mut out = vec![0u8; 4000];
+    /// sc.decompress_chunk(0, &mut out).unwrap();
+    /// assert_eq!(out[..4], 1000u32.to_le_bytes());
+    /// assert!(sc.delete_chunk(5).is_err());
+    /// ```
     pub fn delete_chunk(&mut self, n: i64) -> Result<i64> {
         self.locked(LockMode::Exclusive, |s| s.delete_chunk_unlocked(n))
     }
 
     /// Reorder the chunks: the new chunk `i` is the old chunk `order[i]` (under the exclusive frame lock when locking is on).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// sc.reorder_offsets(&[2, 0, 1]).unwrap();
+    /// let mut out = vec![0u8; 4000];
+    /// sc.decompress_chunk(0, &mut out).unwrap();
+    /// assert_eq!(out[..4], 2000u32.to_le_bytes());
+    /// // not a permutation
+    /// assert!(sc.reorder_offsets(&[0, 0, 1]).is_err());
+    /// ```
     pub fn reorder_offsets(&mut self, order: &[i64]) -> Result<()> {
         self.locked(LockMode::Exclusive, |s| s.reorder_offsets_unlocked(order))
     }
 
     /// Fill an empty super-chunk with `nitems` special items; returns the number of chunks (under the exclusive frame lock when locking is on).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::chunk::header::Special;
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// // 1000 zero items in chunks of 400 items (1600 bytes)
+    /// assert_eq!(sc.fill_special(1000, Special::Zero as i32, 1600).unwrap(), 3);
+    /// assert_eq!(sc.nbytes(), 4000);
+    /// let mut out = vec![1u8; 800];
+    /// sc.get_slice(900, 1000, &mut out[..400]).unwrap();
+    /// assert!(out[..400].iter().all(|&b| b == 0));
+    /// ```
     pub fn fill_special(&mut self, nitems: i64, special: i32, chunksize: i32) -> Result<i64> {
         self.locked(LockMode::Exclusive, |s| {
             s.fill_special_unlocked(nitems, special, chunksize)
@@ -1094,6 +2025,24 @@ impl Schunk {
     }
 
     /// Decompress chunk `n` into `dst` with `dparams`, skipping the blocks set in `maskout`; returns the chunk's uncompressed size (under the shared frame lock when locking is on).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// // one chunk of 4 blocks of 1000 bytes
+    /// let cparams = CParams { typesize: 1, blocksize: 1000, ..CParams::default() };
+    /// let mut sc = Schunk::new(cparams, DParams::default());
+    /// let data: Vec<u8> = (0..4000u32).map(|i| (i / 1000) as u8 + 1).collect();
+    /// sc.append_buffer(&data).unwrap();
+    /// let mut out = vec![0u8; 4000];
+    /// // skip blocks 1 and 2
+    /// let mask = [false, true, true, false];
+    /// sc.decompress_chunk_with(&DParams::default(), 0, &mut out, Some(&mask)).unwrap();
+    /// assert_eq!((out[0], out[1500], out[2500], out[3999]), (1, 0, 0, 4));
+    /// ```
     pub fn decompress_chunk_with(
         &mut self,
         dparams: &DParams,

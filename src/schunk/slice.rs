@@ -83,6 +83,24 @@ impl Schunk {
 
     /// Decode the items `[start, stop)` into `dst` (which must hold them) with `dparams`
     /// (under the shared frame lock when locking is on, held for the whole slice).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// let mut out = [0u8; 8];
+    /// sc.get_slice_with(&DParams { nthreads: 2, ..DParams::default() }, 999, 1001, &mut out).unwrap();
+    /// assert_eq!(out[..4], 999u32.to_le_bytes());
+    /// assert_eq!(out[4..], 1000u32.to_le_bytes());
+    /// ```
     pub fn get_slice_with(
         &mut self,
         dparams: &DParams,
@@ -144,6 +162,26 @@ impl Schunk {
     }
 
     /// Decode the items `[start, stop)` into `dst` with the super-chunk's parameters.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// // items 1998..2002 span chunks 1 and 2
+    /// let mut out = [0u8; 16];
+    /// sc.get_slice(1998, 2002, &mut out).unwrap();
+    /// let items: Vec<u32> = out.chunks(4).map(|b| u32::from_le_bytes(b.try_into().unwrap())).collect();
+    /// assert_eq!(items, [1998, 1999, 2000, 2001]);
+    /// assert!(sc.get_slice(2999, 3001, &mut out[..8]).is_err());
+    /// ```
     pub fn get_slice(&mut self, start: i64, stop: i64, dst: &mut [u8]) -> Result<()> {
         let dp = self.dparams.clone();
         self.get_slice_with(&dp, start, stop, dst)
@@ -152,6 +190,43 @@ impl Schunk {
     /// Overwrite the items `[start, stop)` with `src`, recompressing the chunks concerned with
     /// `compress` (chunks partly covered are decoded with `dparams` first), under the exclusive
     /// frame lock when locking is on, held for the whole slice.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// use b2rs::chunk;
+    ///
+    /// let cparams = sc.cparams().clone();
+    /// let new: Vec<u8> = [7u32, 8].iter().flat_map(|v| v.to_le_bytes()).collect();
+    /// let mut recompressed = Vec::new();
+    /// sc.set_slice_by(
+    ///     &mut |n, src| {
+    ///         recompressed.push(n);
+    ///         let mut buf = vec![0u8; src.len() + chunk::header::MAX_OVERHEAD];
+    ///         let len = chunk::compress(&cparams, src, &mut buf)?;
+    ///         buf.truncate(len);
+    ///         Ok(buf)
+    ///     },
+    ///     &DParams::default(),
+    ///     999,
+    ///     1001,
+    ///     &new,
+    /// )
+    /// .unwrap();
+    /// assert_eq!(recompressed, [0, 1]);
+    /// let mut out = [0u8; 8];
+    /// sc.get_slice(999, 1001, &mut out).unwrap();
+    /// assert_eq!(out, new[..]);
+    /// ```
     pub fn set_slice_by(
         &mut self,
         compress: &mut Compressor<'_>,
@@ -211,6 +286,29 @@ impl Schunk {
     }
 
     /// Overwrite the items `[start, stop)` with `src`, recompressing with `cparams`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// use b2rs::codecs;
+    ///
+    /// let zstd = CParams { compcode: codecs::ZSTD, typesize: 4, ..CParams::default() };
+    /// sc.set_slice_with(&zstd, &DParams::default(), 0, 1, &42u32.to_le_bytes()).unwrap();
+    /// let header = b2rs::chunk::Header::parse(&sc.get_chunk(0).unwrap()).unwrap();
+    /// assert_eq!(header.codec_id(), Ok(codecs::ZSTD));
+    /// let mut out = [0u8; 4];
+    /// sc.get_slice(0, 1, &mut out).unwrap();
+    /// assert_eq!(u32::from_le_bytes(out), 42);
+    /// ```
     pub fn set_slice_with(
         &mut self,
         cparams: &CParams,
@@ -230,12 +328,49 @@ impl Schunk {
     }
 
     /// Overwrite the items `[start, stop)` with `src`, with the super-chunk's parameters.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// sc.set_slice(2500, 2501, &7u32.to_le_bytes()).unwrap();
+    /// let mut out = [0u8; 12];
+    /// sc.get_slice(2499, 2502, &mut out).unwrap();
+    /// assert_eq!(out[4..8], 7u32.to_le_bytes());
+    /// assert_eq!(out[8..], 2501u32.to_le_bytes());
+    /// ```
     pub fn set_slice(&mut self, start: i64, stop: i64, src: &[u8]) -> Result<()> {
         let (cp, dp) = (self.cparams.clone(), self.dparams.clone());
         self.set_slice_with(&cp, &dp, start, stop, src)
     }
 
     /// Decode the items at `coords` into `dst` (`coords.len()` items, in order).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// let mut out = [0u8; 12];
+    /// sc.get_sparse_with(&DParams::default(), &[2999, 5, 1500], &mut out).unwrap();
+    /// let items: Vec<u32> = out.chunks(4).map(|b| u32::from_le_bytes(b.try_into().unwrap())).collect();
+    /// assert_eq!(items, [2999, 5, 1500]);
+    /// ```
     pub fn get_sparse_with(
         &mut self,
         dparams: &DParams,
@@ -291,6 +426,22 @@ impl Schunk {
     }
 
     /// The chunk numbers holding the items `[start, stop)`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// assert_eq!(sc.slice_nchunks(500, 2500).unwrap(), [0, 1, 2]);
+    /// assert_eq!(sc.slice_nchunks(1000, 2000).unwrap(), [1]);
+    /// ```
     pub fn slice_nchunks(&self, start: i64, stop: i64) -> Result<Vec<i64>> {
         let Some((bstart, bstop)) = self.byte_range(start, stop)? else {
             return Ok(Vec::new());

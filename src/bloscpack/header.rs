@@ -229,7 +229,8 @@ impl Header {
         self.nbytes_u128().and_then(|n| u64::try_from(n).ok())
     }
 
-    /// The uncompressed size chunk `i` must have, when the header tells it.
+    /// The uncompressed size chunk `i` must have, when the header tells it (`None` also for
+    /// `i >= nchunks`).
     /// With `nchunks` −1 the last chunk is not known: see [`Header::max_chunk_nbytes`].
     ///
     /// # Examples
@@ -240,11 +241,12 @@ impl Header {
     /// let h = Header { nchunks: 3, chunk_size: 100, last_chunk: 40, ..Header::default() };
     /// assert_eq!(h.chunk_nbytes(0), Some(100));
     /// assert_eq!(h.chunk_nbytes(2), Some(40));
+    /// assert_eq!(h.chunk_nbytes(3), None); // there is no chunk 3
     /// // nchunks unknown (-1): the header does not tell
     /// assert_eq!(Header { nchunks: -1, chunk_size: 100, ..h }.chunk_nbytes(0), None);
     /// ```
     pub fn chunk_nbytes(&self, i: u64) -> Option<usize> {
-        if self.nchunks < 0 {
+        if self.nchunks < 0 || i >= self.nchunks as u64 {
             return None;
         }
         let last = self.nchunks > 0 && i == self.nchunks as u64 - 1;

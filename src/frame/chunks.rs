@@ -153,7 +153,8 @@ impl Frame {
     }
 
     /// Fill the frame with special chunks (under the exclusive frame lock when locking is
-    /// on; the unlocked variant has the details).
+    /// on; the unlocked variant has the details); returns the new frame length (where
+    /// [`crate::schunk::Schunk::fill_special`] returns the number of chunks).
     ///
     /// # Examples
     ///

@@ -426,7 +426,8 @@ impl FixedHeader {
     }
 }
 
-/// Check the writer's limits on metalayers: at most 16, names of 1..=31 bytes, unique.
+/// Check the writer's limits on metalayers: at most 16, names of 1..=31 bytes (that names are
+/// unique is checked where metalayers are added, [`crate::frame::Frame::add_metalayer`]).
 ///
 /// # Examples
 ///

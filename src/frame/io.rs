@@ -36,7 +36,9 @@ pub enum OpenMode {
     ReadWrite,
     /// Create or truncate a file for writing (`"wb"`).
     Create,
-    /// Open or create a file for appending (`"ab"`); writes go to the end of the file.
+    /// Open or create a file to add to it (`"ab"` for C callbacks). [`StdIo`] opens it for
+    /// reading and writing without truncating: writes go where `write_at` says (the frame
+    /// code writes at the current size).
     Append,
 }
 

@@ -194,25 +194,50 @@ struct Task {
     latch: Arc<Latch>,
 }
 
+/// How long a thread spins before it blocks: waking a blocked thread costs tens of
+/// microseconds on a virtual machine, as much as decoding a whole chunk of a fast codec, and
+/// the next chunk of a super-chunk loop usually follows within that time.
+const SPIN: std::time::Duration = std::time::Duration::from_micros(50);
+
+/// Spin on `ready` for up to [`SPIN`]; whether it became true.
+fn spin_until(ready: impl Fn() -> bool) -> bool {
+    let t0 = std::time::Instant::now();
+    loop {
+        for _ in 0..64 {
+            if ready() {
+                return true;
+            }
+            std::hint::spin_loop();
+        }
+        if t0.elapsed() >= SPIN {
+            return ready();
+        }
+    }
+}
+
 /// Counts outstanding tasks of one `parallel_for` call.
 struct Latch {
-    left: Mutex<usize>,
+    left: AtomicUsize,
+    lock: Mutex<()>,
     done: Condvar,
 }
 
 impl Latch {
     fn finish_one(&self) {
-        let mut left = self.left.lock().unwrap_or_else(|e| e.into_inner());
-        *left -= 1;
-        if *left == 0 {
+        if self.left.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // under the lock, so that a waiter that saw `left > 0` is already waiting
+            let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
             self.done.notify_all();
         }
     }
 
     fn wait(&self) {
-        let mut left = self.left.lock().unwrap_or_else(|e| e.into_inner());
-        while *left > 0 {
-            left = self.done.wait(left).unwrap_or_else(|e| e.into_inner());
+        if spin_until(|| self.left.load(Ordering::Acquire) == 0) {
+            return;
+        }
+        let mut g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        while self.left.load(Ordering::Acquire) > 0 {
+            g = self.done.wait(g).unwrap_or_else(|e| e.into_inner());
         }
     }
 }
@@ -221,6 +246,8 @@ impl Latch {
 /// contexts survive between calls.
 struct Pool {
     queue: Mutex<VecDeque<Task>>,
+    /// Tasks in `queue` (read without the lock by spinning threads).
+    queued: AtomicUsize,
     ready: Condvar,
     threads: Mutex<usize>,
     pid: u32,
@@ -237,6 +264,7 @@ fn pool() -> Arc<Pool> {
         _ => {
             let p = Arc::new(Pool {
                 queue: Mutex::new(VecDeque::new()),
+                queued: AtomicUsize::new(0),
                 ready: Condvar::new(),
                 threads: Mutex::new(0),
                 pid,
@@ -265,10 +293,13 @@ impl Pool {
 
     fn run(&self) {
         loop {
+            // a task that follows soon is taken without blocking (see SPIN)
+            spin_until(|| self.queued.load(Ordering::Acquire) > 0);
             let task = {
                 let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
                 loop {
                     if let Some(t) = q.pop_front() {
+                        self.queued.fetch_sub(1, Ordering::AcqRel);
                         break t;
                     }
                     q = self.ready.wait(q).unwrap_or_else(|e| e.into_inner());
@@ -322,7 +353,8 @@ pub fn parallel_for(nthreads: usize, n: usize, job: &(dyn Fn(usize) + Sync)) {
     let pool = pool();
     let helpers = pool.ensure_threads(nthreads - 1).min(nthreads - 1);
     let latch = Arc::new(Latch {
-        left: Mutex::new(helpers),
+        left: AtomicUsize::new(helpers),
+        lock: Mutex::new(()),
         done: Condvar::new(),
     });
     let erased: &(dyn Fn() + Sync) = &drain;
@@ -339,6 +371,7 @@ pub fn parallel_for(nthreads: usize, n: usize, job: &(dyn Fn(usize) + Sync)) {
                 latch: latch.clone(),
             });
         }
+        pool.queued.fetch_add(helpers, Ordering::AcqRel);
     }
     pool.ready.notify_all();
     drain();

@@ -151,3 +151,23 @@ fn shared_schunk_readers_frame() {
     assert_eq!(sc.nchunks(), NCHUNKS as i64);
     readers(Arc::new(sc), all);
 }
+
+/// A `parallel_for` inside a job of a `parallel_for` (a user callback that compresses with
+/// threads): with a pool of one thread, the caller and the pool thread could both wait in a
+/// nested call for a queued task that no thread was free to start (a deadlock found with loom,
+/// `tests/loom_pool.rs`; the caller now takes its unstarted tasks back).
+#[test]
+fn nested_parallel_for() {
+    use b2rs::chunk::worker::parallel_for;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    for round in 0..100 {
+        let count = AtomicUsize::new(0);
+        parallel_for(2, 2, &|_| {
+            parallel_for(2, 2, &|_| {
+                thread::sleep(std::time::Duration::from_micros(100));
+                count.fetch_add(1, Ordering::Relaxed);
+            });
+        });
+        assert_eq!(count.into_inner(), 4, "round {round}");
+    }
+}

@@ -7,6 +7,7 @@
 #      (cargo test --release when nextest is not installed)
 #   3b. tools/fuzz.sh smoke         each fuzz target a few seconds (installs cargo-fuzz)
 #   3c. the C tests again under ASan+UBSan and valgrind (B2RS_SANITIZE, see tests/c_api.rs)
+#   3d. tools/loom.sh               the thread pool's synchronization model-checked with loom
 #   4. git diff --exit-code -- include/   (generated headers committed and up to date)
 #   5. cargo clippy --all-targets -- -D warnings, RUSTDOCFLAGS="-D warnings" cargo doc --no-deps,
 #      tools/doc_coverage.sh --check (every public item outside src/capi has an example)
@@ -140,6 +141,10 @@ run_sanitized() {
 if cargo nextest --version >/dev/null 2>&1; then
     step sanitize run_sanitized
 fi
+
+# --- 3d. the thread pool's hand-off and latch (src/chunk/pool_sync.rs) model-checked with loom
+# (tests/loom_pool.rs, built with --cfg loom in target/loom): data races, deadlocks, lost wake-ups
+step loom bash tools/loom.sh
 
 # --- 4. generated headers committed
 check_headers() {

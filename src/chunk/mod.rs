@@ -5,6 +5,7 @@ pub mod compress;
 pub mod decompress;
 pub mod header;
 pub mod pipeline;
+mod pool_sync;
 pub mod special;
 pub mod worker;
 

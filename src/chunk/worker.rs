@@ -1,10 +1,10 @@
 //! Per-thread scratch space (codec states and block buffers) and the parallel block loop.
 
+use super::pool_sync::{Latch, Queue};
 use crate::codecs::CodecState;
 use std::cell::RefCell;
-use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 /// Scratch of one worker thread, reused across blocks and calls.
 ///
@@ -194,61 +194,10 @@ struct Task {
     latch: Arc<Latch>,
 }
 
-/// How long a thread spins before it blocks: waking a blocked thread costs tens of
-/// microseconds on a virtual machine, as much as decoding a whole chunk of a fast codec, and
-/// the next chunk of a super-chunk loop usually follows within that time.
-const SPIN: std::time::Duration = std::time::Duration::from_micros(50);
-
-/// Spin on `ready` for up to [`SPIN`]; whether it became true.
-fn spin_until(ready: impl Fn() -> bool) -> bool {
-    let t0 = std::time::Instant::now();
-    loop {
-        for _ in 0..64 {
-            if ready() {
-                return true;
-            }
-            std::hint::spin_loop();
-        }
-        if t0.elapsed() >= SPIN {
-            return ready();
-        }
-    }
-}
-
-/// Counts outstanding tasks of one `parallel_for` call.
-struct Latch {
-    left: AtomicUsize,
-    lock: Mutex<()>,
-    done: Condvar,
-}
-
-impl Latch {
-    fn finish_one(&self) {
-        if self.left.fetch_sub(1, Ordering::AcqRel) == 1 {
-            // under the lock, so that a waiter that saw `left > 0` is already waiting
-            let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
-            self.done.notify_all();
-        }
-    }
-
-    fn wait(&self) {
-        if spin_until(|| self.left.load(Ordering::Acquire) == 0) {
-            return;
-        }
-        let mut g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
-        while self.left.load(Ordering::Acquire) > 0 {
-            g = self.done.wait(g).unwrap_or_else(|e| e.into_inner());
-        }
-    }
-}
-
 /// Threads created once and reused by every call, so that their scratch ([`Worker`]) and codec
 /// contexts survive between calls.
 struct Pool {
-    queue: Mutex<VecDeque<Task>>,
-    /// Tasks in `queue` (read without the lock by spinning threads).
-    queued: AtomicUsize,
-    ready: Condvar,
+    queue: Queue<Task>,
     threads: Mutex<usize>,
     pid: u32,
 }
@@ -263,9 +212,7 @@ fn pool() -> Arc<Pool> {
         Some(p) if p.pid == pid => p.clone(),
         _ => {
             let p = Arc::new(Pool {
-                queue: Mutex::new(VecDeque::new()),
-                queued: AtomicUsize::new(0),
-                ready: Condvar::new(),
+                queue: Queue::default(),
                 threads: Mutex::new(0),
                 pid,
             });
@@ -293,18 +240,7 @@ impl Pool {
 
     fn run(&self) {
         loop {
-            // a task that follows soon is taken without blocking (see SPIN)
-            spin_until(|| self.queued.load(Ordering::Acquire) > 0);
-            let task = {
-                let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
-                loop {
-                    if let Some(t) = q.pop_front() {
-                        self.queued.fetch_sub(1, Ordering::AcqRel);
-                        break t;
-                    }
-                    q = self.ready.wait(q).unwrap_or_else(|e| e.into_inner());
-                }
-            };
+            let task = self.queue.pop();
             // SAFETY: (job, vtable) are the two halves of a `&(dyn Fn() + Sync)` whose referent
             // outlives the task: `parallel_for` waits on the latch before returning.
             let job: &(dyn Fn() + Sync) = unsafe {
@@ -352,28 +288,20 @@ pub fn parallel_for(nthreads: usize, n: usize, job: &(dyn Fn(usize) + Sync)) {
     }
     let pool = pool();
     let helpers = pool.ensure_threads(nthreads - 1).min(nthreads - 1);
-    let latch = Arc::new(Latch {
-        left: AtomicUsize::new(helpers),
-        lock: Mutex::new(()),
-        done: Condvar::new(),
-    });
+    let latch = Arc::new(Latch::new(helpers));
     let erased: &(dyn Fn() + Sync) = &drain;
     // SAFETY: a fat reference is two words; it is rebuilt with the same type in `Pool::run`, and
-    // the referent (`drain`, on this stack frame) outlives every task because we wait below.
+    // the referent (`drain`, on this stack frame) outlives every task: below, the tasks no thread
+    // has started are taken back from the queue (never run), and we wait for the others.
     let (job_ptr, vtable) =
         unsafe { std::mem::transmute::<&(dyn Fn() + Sync), (usize, usize)>(erased) };
-    {
-        let mut q = pool.queue.lock().unwrap_or_else(|e| e.into_inner());
-        for _ in 0..helpers {
-            q.push_back(Task {
-                job: job_ptr,
-                vtable,
-                latch: latch.clone(),
-            });
-        }
-        pool.queued.fetch_add(helpers, Ordering::AcqRel);
-    }
-    pool.ready.notify_all();
+    pool.queue.push((0..helpers).map(|_| Task {
+        job: job_ptr,
+        vtable,
+        latch: latch.clone(),
+    }));
     drain();
+    // every job is claimed: the tasks that no thread has started have nothing left to do
+    latch.finish(pool.queue.revoke(|t| Arc::ptr_eq(&t.latch, &latch)));
     latch.wait();
 }

@@ -78,14 +78,11 @@ enum Task {
 
 /// A pool thread: run tasks until `Stop`.
 fn helper(queue: Arc<Queue<Task>>) -> thread::JoinHandle<()> {
-    thread::spawn(move || loop {
-        match queue.pop() {
-            Task::Run { call, latch } => {
-                call.drain();
-                latch.finish_one();
-                // `call` and `latch` are dropped here, possibly after the caller returned
-            }
-            Task::Stop => break,
+    thread::spawn(move || {
+        while let Task::Run { call, latch } = queue.pop() {
+            call.drain();
+            latch.finish_one();
+            // `call` and `latch` are dropped here, possibly after the caller returned
         }
     })
 }

@@ -312,6 +312,7 @@ c_programs!(
     test_chunk,
     test_concurrency,
     test_contexts,
+    test_damaged,
     test_env,
     test_frame,
     test_frame_share,

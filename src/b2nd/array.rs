@@ -413,7 +413,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         // As C-Blosc2: the part of the buffer outside the slice reads as zeros.
         buf[..need].fill(0);
         let chunks: Vec<ChunkSlice> = self.geom.slice_chunks(start, stop)?.collect();
-        let mut chunk = vec![0u8; self.chunk_nbytes()?];
+        let mut chunk = crate::error::zeroed_vec(self.chunk_nbytes()?)?;
         for c in &chunks {
             let mask = self.geom.block_maskout(c);
             self.read_chunk(c.nchunk, &mut chunk, Some(&mask))?;
@@ -435,7 +435,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         let need = self.check_buffer_shape(bufshape, start, stop)?;
         check_buffer("source", buf.len(), need)?;
         let chunks: Vec<ChunkSlice> = self.geom.slice_chunks(start, stop)?.collect();
-        let mut chunk = vec![0u8; self.chunk_nbytes()?];
+        let mut chunk = crate::error::zeroed_vec(self.chunk_nbytes()?)?;
         for c in &chunks {
             if c.covers_chunk() {
                 chunk.fill(0);
@@ -483,7 +483,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
             locs.push((self.geom.locate(&idx)?, k));
         }
         locs.sort_by_key(|(l, _)| l.nchunk);
-        let mut chunk = vec![0u8; self.chunk_nbytes()?];
+        let mut chunk = crate::error::zeroed_vec(self.chunk_nbytes()?)?;
         let mut cur = -1;
         for (l, k) in locs {
             if l.nchunk != cur {
@@ -560,7 +560,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         let itemsize = self.itemsize();
         let plan = self.orthogonal_plan(selection, bufshape)?;
         check_buffer("destination", buf.len(), buffer_len(bufshape, itemsize)?)?;
-        let mut chunk = vec![0u8; self.chunk_nbytes()?];
+        let mut chunk = crate::error::zeroed_vec(self.chunk_nbytes()?)?;
         let mut cur = -1;
         for (bpos, nchunk, item) in plan {
             if nchunk != cur {
@@ -583,7 +583,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         let itemsize = self.itemsize();
         let plan = self.orthogonal_plan(selection, bufshape)?;
         check_buffer("source", buf.len(), buffer_len(bufshape, itemsize)?)?;
-        let mut chunk = vec![0u8; self.chunk_nbytes()?];
+        let mut chunk = crate::error::zeroed_vec(self.chunk_nbytes()?)?;
         let mut cur = -1;
         for (bpos, nchunk, item) in plan {
             if nchunk != cur {

@@ -2,44 +2,68 @@
  * test_damaged.c - issue 9 ("Huge and damaged"): damaged files of every kind
  * fail with an error code and never crash, hang or read out of bounds.
  *
- * Good files are made with the C API: a contiguous file frame (six chunks of
- * different codecs, a special zero chunk and a short last chunk, one
- * metalayer, two vlmetalayers), the same frame in memory
- * (blosc2_schunk_to_buffer), that frame appended at an offset of a larger
- * file (blosc2_schunk_append_file / blosc2_schunk_open_offset), a sparse
- * frame directory (chunks.b2frame + NNNNNNNN.chunk files) and a 2-D b2nd
- * array file.  Then they are damaged:
+ * Good files are made with the C API: a contiguous file frame (six 6 KiB
+ * chunks of BloscLZ, LZ4, Zstd, zlib and LZ4HC, a special zero chunk and a
+ * short last chunk, one metalayer, two vlmetalayers), the same frame in
+ * memory (blosc2_schunk_to_buffer), that frame appended at an offset of a
+ * larger file (blosc2_schunk_append_file / blosc2_schunk_open_offset), a
+ * sparse frame directory (chunks.b2frame + NNNNNNNN.chunk files) and a 2-D
+ * b2nd array file.  Then they are damaged:
  *
  *   - truncated at every position of the header, of the offsets chunk and of
  *     the trailer (file frame, in-memory frame through
  *     blosc2_schunk_from_buffer with copy true and false, offset frame,
- *     sparse index file, b2nd file);
+ *     sparse index file, b2nd file), and at every 997th in the chunks;
  *   - every byte of the header, of the offsets chunk and of the trailer set
- *     to 0, 0xFF, 0x80, x^1 and x^0x80 (a subset of the values for the
- *     offset frame, the index file and the b2nd file);
+ *     to 0, 0xFF, x^1, 0x80 and x^0x80 (file frame, copy false; x^0xFF and
+ *     x^1 for the other targets; the first three values under valgrind);
  *   - the length fields (header_len, frame_len, nbytes, cbytes, typesize,
- *     blocksize, chunksize, trailer_len, the cbytes/nbytes of every chunk
- *     and of the offsets chunk) set to huge, negative and off-by-one values;
- *   - every 64-bit offset in the offsets chunk set to huge, negative,
- *     off-by-one and special values (the offsets chunk is rebuilt);
- *   - sparse frames: a missing, truncated or garbage chunk file.
+ *     blocksize, chunksize, trailer_len, the nbytes/blocksize/cbytes of the
+ *     offsets chunk and of every chunk, the first and last bstarts of every
+ *     chunk) set to 0, 1, -1, off-by-one, doubled, halved, negated, INT_MAX,
+ *     INT_MIN and 2^32/2^40-sized values;
+ *   - every 64-bit offset in the offsets chunk set to those values and to
+ *     special-chunk codes (the offsets chunk is rebuilt);
+ *   - 1 to 4 random bytes in the header/offsets/trailer or anywhere;
+ *   - sparse frames: a missing, truncated or garbage chunk file, and its
+ *     header's sizes damaged;
+ *   - open_offset at offsets other than the frame's.
  *
  * Each damaged file is opened; when the open succeeds, everything is read
- * (every chunk through blosc2_schunk_decompress_chunk, get_chunk + getitem,
- * get_lazychunk + getitem, a slice, every metalayer and vlmetalayer, and for
- * b2nd arrays b2nd_to_cbuffer and b2nd_get_slice_cbuffer), each read giving
- * a negative code or data within its buffer (guard bytes).  The in-memory
+ * (every chunk through blosc2_schunk_decompress_chunk, get_chunk and
+ * get_lazychunk + getitem, a slice, every metalayer and vlmetalayer; for
+ * b2nd arrays, through b2nd_open and b2nd_from_cframe, b2nd_to_cbuffer and
+ * b2nd_get_slice_cbuffer), each read giving a negative code or data within
+ * its buffer (guard bytes), and then (b2rs only) the super-chunk is changed
+ * (append, vlmeta update/add, meta update, delete, to_buffer).  The in-memory
  * frames sit in buffers of exactly their length, so that ASan sees any read
- * past them.  A hang is caught by alarm().
+ * past them.  A hang is caught by alarm().  test_memory_limited limits the
+ * address space and checks that damage asking for gigabytes is an error.
  *
- * Exact results asserted (the same as the reference C-Blosc2 3.3.5):
+ * Exact results asserted (as the reference C-Blosc2 3.3.5 does):
  *   - every truncation of every kind fails to open (NULL / negative);
  *   - a frame_len one more than the real length fails to open;
- *   - a frame with a wrong magic fails to open;
- *   - the good files open and read back exactly.
+ *   - open_offset at any offset but the frame's gives NULL;
+ *   - the good files open and read back exactly;
+ *   - b2rs only: a wrong magic fails to open (the reference does not check
+ *     it); b2nd_open and b2nd_from_cframe agree; a sparse frame with a
+ *     damaged chunk file opens and its other chunks read back.
  *
- * Set B2RS_DAMAGED_LOG=1 to print one line per case (what was damaged, and
- * whether the open succeeded).
+ * Reference bugs compiled out with -DB2RS_REFERENCE (found by this test):
+ *   B2RS_REFERENCE_BUG_DAMAGED_FRAME  a chunksize of 0 in a frame header
+ *       crashes every open (SIGFPE); blosc2_schunk_from_buffer(copy=true)
+ *       of a damaged frame crashes (SIGSEGV: it trusts the offsets and the
+ *       chunks' cbytes); a sparse chunk file shorter than its header's
+ *       cbytes is read past its end (heap-buffer-overflow); blosc2_vlmeta_get
+ *       and chunk reads of damaged frames read out of bounds (valgrind,
+ *       suppressed in tools/sanitize/valgrind.supp); changing a damaged
+ *       frame crashes or reads uninitialised bytes.
+ *
+ * Environment: B2RS_DAMAGED_LOG=1 prints one line per case;
+ * B2RS_DAMAGED_FORK=1 runs every case in a child of its own (a crash is
+ * counted, not fatal: to survey a library); B2RS_DAMAGED_ONLY=substring runs
+ * only the tests whose name contains it; B2RS_DAMAGED_KEEP=1 keeps the good
+ * files.
  */
 #include "b2rs_test.h"
 #include "b2nd.h"

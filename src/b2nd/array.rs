@@ -457,7 +457,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
 
     /// The whole array as a new C-order buffer.
     pub fn to_vec(&mut self) -> Result<Vec<u8>> {
-        let mut v = vec![0u8; self.nbytes()?];
+        let mut v = crate::error::zeroed_vec(self.nbytes()?)?;
         self.to_cbuffer(&mut v)?;
         Ok(v)
     }
@@ -626,7 +626,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
                 .map(|i| c.start[i] - dst_start[i] + start[i])
                 .collect();
             let e: Vec<i64> = s.iter().zip(&shape).map(|(a, n)| a + n).collect();
-            let mut tmp = vec![0u8; buffer_len(&shape, self.itemsize())?];
+            let mut tmp = crate::error::zeroed_vec(buffer_len(&shape, self.itemsize())?)?;
             self.get_slice_cbuffer(&s, &e, &mut tmp, &shape)?;
             dst.set_slice_cbuffer(&tmp, &shape, &c.start, &c.stop)?;
         }
@@ -703,7 +703,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         let itemsize = self.itemsize();
         let geom = Geometry::new(new_shape, self.geom.chunkshape(), self.geom.blockshape())?;
         let old = self.to_vec()?;
-        let mut new = vec![0u8; buffer_len(new_shape, itemsize)?];
+        let mut new = crate::error::zeroed_vec(buffer_len(new_shape, itemsize)?)?;
         f(&old, &mut new, itemsize)?;
         self.geom = geom;
         let chunk_nbytes = self.chunk_nbytes()?;

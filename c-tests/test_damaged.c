@@ -422,6 +422,9 @@ static void write_schunk(blosc2_schunk *sc) {
   (void)sc;
   return;
 #endif
+  /* (under valgrind one case in four: the runtime stays near 30 s) */
+  static unsigned calls = 0;
+  if (under_valgrind() && calls++ % 4 != 0) return;
   int64_t rc = blosc2_schunk_append_buffer(sc, g_data[0], CHUNK_BYTES);
   (void)rc;
   uint8_t *out = gbuf(CHUNK_BYTES, 0);
@@ -490,6 +493,8 @@ static void write_array(b2nd_array_t *a) {
   (void)a;
   return;
 #endif
+  static unsigned calls = 0;
+  if (under_valgrind() && calls++ % 4 != 0) return;
   int nd = a->ndim;
   if (nd < 1 || nd > B2ND_MAX_DIM || a->sc == NULL || a->sc->typesize != 4) return;
   /* (b2rs resizes through a copy of the whole array: under valgrind and

@@ -497,12 +497,14 @@ static void write_array(b2nd_array_t *a) {
   if (under_valgrind() && calls++ % 4 != 0) return;
   int nd = a->ndim;
   if (nd < 1 || nd > B2ND_MAX_DIM || a->sc == NULL || a->sc->typesize != 4) return;
-  /* (b2rs resizes through a copy of the whole array: under valgrind and
-     ASan the damaged arrays of more than 16 MiB are left alone) */
+  /* (b2rs resizes through a copy of the whole array: damaged arrays of
+     16 MiB to 1 TiB are left alone, they would take gigabytes; under
+     valgrind and ASan, all those over 16 MiB.  Beyond 1 TiB the allocation
+     fails at once: the changes must fail, as in test_memory_limited) */
   double bytes = 4.0;
   for (int i = 0; i < nd; i++) bytes *= a->shape[i] > 0 ? (double)a->shape[i] : 1.0;
   if (4.0 * (double)a->extchunknitems > bytes) bytes = 4.0 * (double)a->extchunknitems;
-  if (big_allocs_slow() && bytes > (double)(1 << 24)) return;
+  if (bytes > (double)(1 << 24) && (big_allocs_slow() || bytes < 1099511627776.0)) return;
   int64_t start[B2ND_MAX_DIM] = {0}, stop[B2ND_MAX_DIM] = {0}, bshape[B2ND_MAX_DIM] = {0};
   int32_t buf[256] = {0};
   for (int i = 0; i < nd; i++) {

@@ -314,6 +314,19 @@ pub fn tracing_enabled() -> bool {
     *ON
 }
 
+/// A buffer of `n` zero bytes, or [`Error::MemoryAlloc`] when it cannot be allocated: sizes
+/// read from a damaged file can be huge, and a failed allocation must not abort the process.
+pub(crate) fn zeroed_vec(n: usize) -> std::result::Result<Vec<u8>, Error> {
+    // A fallible reservation first (a failure is an error), then the zeroed allocation itself
+    // (calloc: the pages of a big buffer stay untouched until written, so a huge size read from
+    // a damaged file costs nothing when the read then fails).
+    Vec::<u8>::new().try_reserve_exact(n).map_err(|_| {
+        crate::trace_error!("Cannot allocate {} bytes", n);
+        Error::MemoryAlloc
+    })?;
+    Ok(vec![0u8; n])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -340,5 +353,13 @@ mod tests {
             Error::from_callback(5, Error::FilterPipeline),
             Error::FilterPipeline
         );
+    }
+
+    #[test]
+    fn zeroed_vec_fails_instead_of_aborting() {
+        assert_eq!(zeroed_vec(usize::MAX), Err(Error::MemoryAlloc));
+        assert_eq!(zeroed_vec(isize::MAX as usize + 1), Err(Error::MemoryAlloc));
+        assert_eq!(zeroed_vec(5).unwrap(), vec![0u8; 5]);
+        assert!(zeroed_vec(0).unwrap().is_empty());
     }
 }

@@ -230,12 +230,17 @@ fn build_and_run(name: &str, lib: Lib) {
     };
     if mode == Sanitize::Asan {
         // every error fails the run; leaks are checked per forked test
-        let mut asan = "detect_leaks=1:halt_on_error=1:abort_on_error=0:exitcode=23".to_string();
+        // allocator_may_return_null: a malloc larger than ASan's maximum (1 TiB) returns NULL
+        // as with glibc, so that b2rs's fallible allocations (sizes read from damaged files,
+        // test_damaged) fail with an error instead of being reported
+        let mut asan =
+            "detect_leaks=1:halt_on_error=1:abort_on_error=0:exitcode=23:allocator_may_return_null=1"
+                .to_string();
         if lib == Lib::Ref {
             // the reference's own errors (see the file), and its malloc calls with negative
             // sizes (b2nd_serialize_meta, blosc2_set_maskout) return NULL as with glibc
             asan.push_str(&format!(
-                ":allocator_may_return_null=1:suppressions={}",
+                ":suppressions={}",
                 sanitize_dir.join("asan-reference.supp").display()
             ));
         }
@@ -312,6 +317,7 @@ c_programs!(
     test_chunk,
     test_concurrency,
     test_contexts,
+    test_damaged,
     test_env,
     test_frame,
     test_frame_share,

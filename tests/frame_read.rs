@@ -1404,3 +1404,26 @@ fn from_chunks_writes_special_offsets() {
     assert_eq!(decode(&back.get_chunk(1).unwrap()), vec![0u8; 4000]);
     assert_eq!(decode(&back.get_chunk(4).unwrap()), data);
 }
+
+/// Sizes read from a damaged file can ask for more memory than exists: the reads and changes
+/// that allocate them fail with `Error::MemoryAlloc` instead of aborting the process
+/// (`c-tests/test_damaged.c` found a b2nd resize aborting on a flipped shape byte).
+#[test]
+fn damaged_sizes_fail_without_aborting() {
+    use b2rs::b2nd::{Array, Fill, Meta};
+    let cp = CParams {
+        typesize: 4,
+        ..CParams::default()
+    };
+    let good = Meta::new(&[50, 40], &[16, 16], &[8, 8]);
+    let a = Array::new(cp, DParams::default(), &good, Fill::Zero).unwrap();
+    let sc = a.into_schunk();
+    // shape[0] with its high bytes flipped: 2^50 + 50 items by 40, 180 PB
+    let huge = Meta::new(&[(1i64 << 50) + 50, 40], &[16, 16], &[8, 8]);
+    let mut a = Array::attach(&huge, sc).unwrap();
+    assert_eq!(a.to_vec().unwrap_err(), Error::MemoryAlloc);
+    assert_eq!(
+        a.resize(&[(1i64 << 50) + 53, 40], None).unwrap_err(),
+        Error::MemoryAlloc
+    );
+}

@@ -694,7 +694,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         // As C-Blosc2: the part of the buffer outside the slice reads as zeros.
         buf[..need].fill(0);
         let chunks: Vec<ChunkSlice> = self.geom.slice_chunks(start, stop)?.collect();
-        let mut chunk = vec![0u8; self.chunk_nbytes()?];
+        let mut chunk = crate::error::zeroed_vec(self.chunk_nbytes()?)?;
         for c in &chunks {
             let mask = self.geom.block_maskout(c);
             self.read_chunk(c.nchunk, &mut chunk, Some(&mask))?;
@@ -733,7 +733,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         let need = self.check_buffer_shape(bufshape, start, stop)?;
         check_buffer("source", buf.len(), need)?;
         let chunks: Vec<ChunkSlice> = self.geom.slice_chunks(start, stop)?.collect();
-        let mut chunk = vec![0u8; self.chunk_nbytes()?];
+        let mut chunk = crate::error::zeroed_vec(self.chunk_nbytes()?)?;
         for c in &chunks {
             if c.covers_chunk() {
                 chunk.fill(0);
@@ -785,7 +785,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
     /// assert_eq!(a.to_vec().unwrap(), data);
     /// ```
     pub fn to_vec(&mut self) -> Result<Vec<u8>> {
-        let mut v = vec![0u8; self.nbytes()?];
+        let mut v = crate::error::zeroed_vec(self.nbytes()?)?;
         self.to_cbuffer(&mut v)?;
         Ok(v)
     }
@@ -827,7 +827,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
             locs.push((self.geom.locate(&idx)?, k));
         }
         locs.sort_by_key(|(l, _)| l.nchunk);
-        let mut chunk = vec![0u8; self.chunk_nbytes()?];
+        let mut chunk = crate::error::zeroed_vec(self.chunk_nbytes()?)?;
         let mut cur = -1;
         for (l, k) in locs {
             if l.nchunk != cur {
@@ -924,7 +924,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         let itemsize = self.itemsize();
         let plan = self.orthogonal_plan(selection, bufshape)?;
         check_buffer("destination", buf.len(), buffer_len(bufshape, itemsize)?)?;
-        let mut chunk = vec![0u8; self.chunk_nbytes()?];
+        let mut chunk = crate::error::zeroed_vec(self.chunk_nbytes()?)?;
         let mut cur = -1;
         for (bpos, nchunk, item) in plan {
             if nchunk != cur {
@@ -964,7 +964,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         let itemsize = self.itemsize();
         let plan = self.orthogonal_plan(selection, bufshape)?;
         check_buffer("source", buf.len(), buffer_len(bufshape, itemsize)?)?;
-        let mut chunk = vec![0u8; self.chunk_nbytes()?];
+        let mut chunk = crate::error::zeroed_vec(self.chunk_nbytes()?)?;
         let mut cur = -1;
         for (bpos, nchunk, item) in plan {
             if nchunk != cur {
@@ -1026,7 +1026,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
                 .map(|i| c.start[i] - dst_start[i] + start[i])
                 .collect();
             let e: Vec<i64> = s.iter().zip(&shape).map(|(a, n)| a + n).collect();
-            let mut tmp = vec![0u8; buffer_len(&shape, self.itemsize())?];
+            let mut tmp = crate::error::zeroed_vec(buffer_len(&shape, self.itemsize())?)?;
             self.get_slice_cbuffer(&s, &e, &mut tmp, &shape)?;
             dst.set_slice_cbuffer(&tmp, &shape, &c.start, &c.stop)?;
         }
@@ -1122,7 +1122,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         let itemsize = self.itemsize();
         let geom = Geometry::new(new_shape, self.geom.chunkshape(), self.geom.blockshape())?;
         let old = self.to_vec()?;
-        let mut new = vec![0u8; buffer_len(new_shape, itemsize)?];
+        let mut new = crate::error::zeroed_vec(buffer_len(new_shape, itemsize)?)?;
         f(&old, &mut new, itemsize)?;
         self.geom = geom;
         let chunk_nbytes = self.chunk_nbytes()?;

@@ -276,7 +276,7 @@ pub fn decode(coffsets: &[u8], nchunks: i64) -> Result<Vec<i64>> {
         );
         return Err(Error::InvalidHeader);
     }
-    let mut buf = vec![0u8; expected];
+    let mut buf = crate::error::zeroed_vec(expected)?;
     let n = decompress(&DParams::default(), coffsets, &mut buf, None)
         .inspect_err(|_| crate::trace_error!("Cannot decompress the offsets chunk"))?;
     if n != expected {

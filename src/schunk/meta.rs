@@ -250,7 +250,7 @@ impl Schunk {
             ..self.dparams.clone()
         };
         // (a negative nbytes decodes to nothing)
-        let mut out = vec![0u8; h.data_len()];
+        let mut out = crate::error::zeroed_vec(h.data_len())?;
         let n = chunk::decompress(&dp, stored, &mut out, None)?;
         if n != out.len() {
             crate::trace_error!("User metalayer \"{}\" is corrupted", name);

@@ -52,7 +52,14 @@ impl State {
         };
         match c.compress(src, dst, FlushCompress::Finish) {
             Ok(Status::StreamEnd) => c.total_out() as usize,
-            _ => 0,
+            _ => {
+                // A stream that did not fit is left unfinished, and a `reset()` of such a
+                // state was seen to make the next stream undecodable (found by fuzzing:
+                // fuzz/regressions/chunk_roundtrip/zlib-reset-after-full-output): start the
+                // next stream from a new state.
+                self.comp = None;
+                0
+            }
         }
     }
 
@@ -74,6 +81,45 @@ impl State {
         match d.decompress(src, dst, FlushDecompress::Finish) {
             Ok(Status::StreamEnd) => Some(d.total_out() as usize),
             _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(n: usize, seed: u32) -> Vec<u8> {
+        let mut x = seed;
+        (0..n)
+            .map(|i| {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                if i % 7 == 0 {
+                    (x >> 24) as u8
+                } else {
+                    (i / 3) as u8
+                }
+            })
+            .collect()
+    }
+
+    /// A stream that did not fit must not spoil the next one made with the same state.
+    #[test]
+    fn stream_after_a_full_output_decodes() {
+        let mut st = State::default();
+        for level in [1u8, 5, 9] {
+            for (first, second) in [(65_280, 123_360), (4_000, 14_400), (300_000, 70_000)] {
+                let a = data(first, 1);
+                let mut small = vec![0u8; first / 8];
+                assert_eq!(st.compress(level, &a, &mut small), 0);
+                let b = data(second, 2);
+                let mut out = vec![0u8; second + 64];
+                let n = st.compress(level, &b, &mut out);
+                assert!(n > 0);
+                let mut back = vec![0u8; second];
+                assert_eq!(st.decompress(&out[..n], &mut back), Some(second));
+                assert_eq!(back, b, "level {level}, {first} then {second}");
+            }
         }
     }
 }

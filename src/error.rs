@@ -317,13 +317,18 @@ pub fn tracing_enabled() -> bool {
 /// A buffer of `n` zero bytes, or [`Error::MemoryAlloc`] when it cannot be allocated: sizes
 /// read from a damaged file can be huge, and a failed allocation must not abort the process.
 pub(crate) fn zeroed_vec(n: usize) -> std::result::Result<Vec<u8>, Error> {
-    // A fallible reservation first (a failure is an error), then the zeroed allocation itself
+    // Sizes that can plausibly fail (a damaged file asking for gigabytes) are probed with a
+    // fallible reservation first (a failure is an error); then the zeroed allocation itself
     // (calloc: the pages of a big buffer stay untouched until written, so a huge size read from
-    // a damaged file costs nothing when the read then fails).
-    Vec::<u8>::new().try_reserve_exact(n).map_err(|_| {
-        crate::trace_error!("Cannot allocate {} bytes", n);
-        Error::MemoryAlloc
-    })?;
+    // a damaged file costs nothing when the read then fails). Ordinary chunk-sized buffers skip
+    // the probe, which would allocate and free them once more.
+    const PROBE_FROM: usize = 16 << 20;
+    if n >= PROBE_FROM {
+        Vec::<u8>::new().try_reserve_exact(n).map_err(|_| {
+            crate::trace_error!("Cannot allocate {} bytes", n);
+            Error::MemoryAlloc
+        })?;
+    }
     Ok(vec![0u8; n])
 }
 

@@ -8,6 +8,9 @@
 #                                        a long run (default 300 s) on fuzz/corpus/TARGET (kept,
 #                                        git-ignored) plus the seeds; crashes go to
 #                                        fuzz/artifacts/TARGET
+#   tools/fuzz.sh curve LOG...           coverage growth of run logs: cov and ft when 25/50/75 %
+#                                        of the executions were done, and at the end (a run has
+#                                        plateaued when the last quarter added little)
 #   tools/fuzz.sh seeds                  (re)make the seeds: fuzz/seeds.sh
 #   tools/fuzz.sh list                   the targets
 #
@@ -102,7 +105,35 @@ run() { # target [seconds] [libfuzzer args...]
     return $rc
 }
 
+curve() { # log...
+    local log
+    for log in "$@"; do
+        awk -v name="$(basename "$log" .log)" '
+            /^#[0-9]+/ && / cov: / {
+                n = substr($1, 2) + 0
+                for (i = 1; i <= NF; i++) {
+                    if ($i == "cov:") c = $(i + 1)
+                    if ($i == "ft:") f = $(i + 1)
+                }
+                k++; E[k] = n; C[k] = c; F[k] = f
+            }
+            END {
+                if (k == 0) { printf "%-40s no coverage lines\n", name; exit }
+                total = E[k]
+                printf "%-40s execs=%d", name, total
+                split("25 50 75", q, " ")
+                for (j = 1; j <= 3; j++) {
+                    at = total * q[j] / 100; c = C[1]; f = F[1]
+                    for (i = 1; i <= k && E[i] <= at; i++) { c = C[i]; f = F[i] }
+                    printf "  %s%%: cov=%s ft=%s", q[j], c, f
+                }
+                printf "  end: cov=%s ft=%s\n", C[k], F[k]
+            }' "$log"
+    done
+}
+
 case "${1:-}" in
+curve) shift; curve "$@" ;;
 smoke) smoke "${2:-8}" ;;
 run) shift; run "$@" ;;
 seeds) bash fuzz/seeds.sh ;;

@@ -6,11 +6,12 @@ use super::header::{
     MAX_DICT_SIZE, MIN_BUFFERSIZE, MIN_USEFUL_DICT,
 };
 use super::pipeline::{self, PipelineInfo};
-use super::worker::{parallel_for, with_worker, Worker};
+use super::worker::{parallel_copy, parallel_for, with_worker, Worker};
 use crate::codecs::{self, CDict, StreamInfo};
 use crate::error::{Error, Result};
 use crate::params::{filter_id, CParams, PrefilterArgs, MAX_FILTERS};
-use std::sync::{Condvar, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 /// Chunk format version written for regular chunks.
 pub const VERSION_FORMAT_STABLE: u8 = 5;
@@ -162,7 +163,13 @@ fn plan(p: &CParams, nbytes: usize) -> Plan {
 /// Write a memcpyed chunk; `Ok(0)` if it does not fit. When the decision is taken up front
 /// (`upfront`), C-Blosc2 writes no filter, split or codec bits in the flags; after a failed
 /// compression attempt it keeps them.
-fn write_memcpyed(plan: &Plan, data: &[u8], dst: &mut [u8], upfront: bool) -> Result<usize> {
+fn write_memcpyed(
+    plan: &Plan,
+    data: &[u8],
+    dst: &mut [u8],
+    upfront: bool,
+    nthreads: usize,
+) -> Result<usize> {
     let hl = plan.hl;
     let total = hl + data.len();
     if dst.len() < total {
@@ -179,11 +186,18 @@ fn write_memcpyed(plan: &Plan, data: &[u8], dst: &mut [u8], upfront: bool) -> Re
     h.blosc2_flags &= !blosc2_flags::USEDICT;
     h.cbytes = total as i32;
     h.write(&mut dst[..hl]);
-    dst[hl..total].copy_from_slice(data);
+    parallel_copy(nthreads, &mut dst[hl..total], data);
     Ok(total)
 }
 
 /// The in-order placement of compressed blocks in the destination (parallel compression).
+///
+/// The worker that finishes block `j` when every block before it is placed reserves the next
+/// bytes of the destination for it (and for the finished blocks that were waiting for `j`)
+/// under the lock, and copies outside it. A worker that finishes early parks its output buffer
+/// in `pending` (taking a spare one) and goes on with the next block. No thread waits for
+/// another (a block of a fast codec takes microseconds, a sleep and wake-up as long), each block
+/// is copied once, and the layout is the serial one whatever the timing.
 struct Commit<'d> {
     /// The next block to place.
     next: usize,
@@ -195,47 +209,61 @@ struct Commit<'d> {
     all_zero_runs: bool,
     /// The first error of a block.
     error: Option<Error>,
-    /// The chunk being written.
-    dst: &'d mut [u8],
+    /// The header and the block-start table.
+    table: &'d mut [u8],
+    /// The destination from `pos` on (not reserved yet).
+    rest: &'d mut [u8],
+    /// Finished blocks after `next`, with their output buffers.
+    pending: Vec<(Finished, Vec<u8>)>,
+    /// Output buffers to take when parking one.
+    spare: Vec<Vec<u8>>,
 }
 
-impl Commit<'_> {
-    /// Place block `j` (its streams in `out`, as `r` says), recording its start in the
-    /// block-start table after the `hl`-byte header.
-    fn place(
-        &mut self,
-        hl: usize,
-        j: usize,
-        nstreams: usize,
-        r: Result<Option<usize>>,
-        out: &[u8],
-    ) {
+/// A compressed block: its number, the result of [`encode_streams`] and whether it is made of
+/// zero runs only.
+struct Finished {
+    j: usize,
+    r: Result<Option<usize>>,
+    zero: bool,
+}
+
+impl<'d> Commit<'d> {
+    /// Account for block `next` (`r` and `zero` as in [`Finished`]) and reserve its bytes,
+    /// recording their start in the block-start table after the `hl`-byte header. `None` once
+    /// the chunk does not fit or failed.
+    fn reserve(&mut self, hl: usize, f: Finished) -> Option<&'d mut [u8]> {
+        debug_assert_eq!(f.j, self.next);
+        let j = f.j;
+        self.next += 1;
         if !self.fits || self.error.is_some() {
-            return;
+            return None;
         }
-        let n = match r {
+        let n = match f.r {
             Ok(Some(n)) => n,
             Ok(None) => {
                 self.fits = false;
-                return;
+                return None;
             }
             Err(e) => {
                 self.error = Some(e);
-                return;
+                return None;
             }
         };
-        let pos = self.pos;
-        if pos + n > self.dst.len() {
+        if n > self.rest.len() {
             self.fits = false;
-            return;
+            return None;
         }
-        let block = &out[..n];
-        if n != 4 * nstreams || block.iter().any(|&b| b != 0) {
-            self.all_zero_runs = false;
-        }
-        self.dst[hl + 4 * j..hl + 4 * j + 4].copy_from_slice(&(pos as i32).to_le_bytes());
-        self.dst[pos..pos + n].copy_from_slice(block);
+        self.all_zero_runs &= f.zero;
+        self.table[hl + 4 * j..hl + 4 * j + 4].copy_from_slice(&(self.pos as i32).to_le_bytes());
+        let (mine, tail) = std::mem::take(&mut self.rest).split_at_mut(n);
+        self.rest = tail;
         self.pos += n;
+        Some(mine)
+    }
+
+    /// Whether the blocks not started yet can be skipped.
+    fn failed(&self) -> bool {
+        !self.fits || self.error.is_some()
     }
 }
 
@@ -423,7 +451,7 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
     let hl = plan.hl;
     let header_plus_bstarts = hl + 4 * plan.nblocks;
     if params.clevel == 0 || nbytes < MIN_BUFFERSIZE || header_plus_bstarts > dst.len() {
-        return write_memcpyed(&plan, data, dst, true);
+        return write_memcpyed(&plan, data, dst, true, params.nthreads.max(1) as usize);
     }
 
     // Dictionary: filter everything once, then train on samples.
@@ -447,7 +475,7 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
     if let Some(d) = &dict_bytes {
         header.blosc2_flags |= blosc2_flags::USEDICT;
         if dst.len() < pos + 4 + d.len() {
-            return write_memcpyed(&plan, data, dst, false);
+            return write_memcpyed(&plan, data, dst, false, params.nthreads.max(1) as usize);
         }
         dst[pos..pos + 4].copy_from_slice(&(d.len() as i32).to_le_bytes());
         dst[pos + 4..pos + 4 + d.len()].copy_from_slice(d);
@@ -514,34 +542,34 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
             Ok(true)
         })?
     } else {
-        // Parallel: each worker compresses a block into its own scratch buffer, then copies it
-        // to the destination in block order (the layout is the serial one, whatever the
-        // timing). Blocks are handed out in increasing order, so the predecessor a finished
-        // block waits for is always being worked on: the wait is short and cannot deadlock.
+        // Parallel: each worker compresses a block into its own scratch buffer, then places it
+        // in the destination in block order (see `Commit`).
         let nstreams_max = if plan.split { plan.typesize.max(1) } else { 1 };
         let budget = plan.blocksize + 4 * plan.typesize.max(nstreams_max);
         let slot = budget + 4 * nstreams_max + 1;
+        let (table, rest) = dst.split_at_mut(pos);
         let commit = Mutex::new(Commit {
             next: 0,
             pos,
             fits: true,
             all_zero_runs: true,
             error: None,
-            dst: &mut *dst,
+            table,
+            rest,
+            pending: Vec::new(),
+            spare: Vec::new(),
         });
-        let turn = Condvar::new();
+        // Set once the chunk is known not to fit or to have failed: the blocks not started
+        // yet are skipped.
+        let stop = AtomicBool::new(false);
+        let lock = || commit.lock().unwrap_or_else(|e| e.into_inner());
         parallel_for(nthreads, plan.nblocks, &|j| {
             with_worker(|w: &mut Worker| {
-                let (codec, a, b, c) = w.buffers(slot);
-                // Skip the work once the chunk is known not to fit or to have failed.
-                let skip = {
-                    let st = commit.lock().unwrap_or_else(|e| e.into_inner());
-                    !st.fits || st.error.is_some()
-                };
-                let r: Result<Option<usize>> = if skip {
+                let r: Result<Option<usize>> = if stop.load(Ordering::Relaxed) {
                     Ok(None)
                 } else {
-                    // A panic must not leave the blocks after this one waiting for their turn.
+                    let (codec, a, b, c) = w.buffers(slot);
+                    // A panic must not leave the blocks after this one unplaced.
                     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         let bsize = plan.bsize(j);
                         let off = j * plan.blocksize;
@@ -569,14 +597,48 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
                     }))
                     .unwrap_or(Err(Error::Failure))
                 };
-                let mut st = commit.lock().unwrap_or_else(|e| e.into_inner());
-                while st.next != j {
-                    st = turn.wait(st).unwrap_or_else(|e| e.into_inner());
+                let zero = match &r {
+                    Ok(Some(n)) => {
+                        *n == 4 * plan.nstreams(j) && w.tmp[2][..*n].iter().all(|&b| b == 0)
+                    }
+                    _ => false,
+                };
+                let f = Finished { j, r, zero };
+                let mut st = lock();
+                if st.next != j {
+                    // Not its turn: park the output buffer.
+                    let fresh = st.spare.pop().unwrap_or_default();
+                    let out = std::mem::replace(&mut w.tmp[2], fresh);
+                    st.pending.push((f, out));
+                    return;
                 }
-                st.place(hl, j, plan.nstreams(j), r, c);
-                st.next += 1;
+                let mine = st.reserve(hl, f);
+                // The parked blocks that follow, in order.
+                let mut ready: Vec<(&mut [u8], Vec<u8>)> = Vec::new();
+                while let Some(i) = st.pending.iter().position(|p| p.0.j == st.next) {
+                    let (f, buf) = st.pending.swap_remove(i);
+                    match st.reserve(hl, f) {
+                        Some(m) => ready.push((m, buf)),
+                        None => st.spare.push(buf),
+                    }
+                }
+                if st.failed() {
+                    stop.store(true, Ordering::Relaxed);
+                }
                 drop(st);
-                turn.notify_all();
+                if let Some(m) = mine {
+                    let n = m.len();
+                    m.copy_from_slice(&w.tmp[2][..n]);
+                }
+                if !ready.is_empty() {
+                    let mut bufs = Vec::with_capacity(ready.len());
+                    for (m, buf) in ready {
+                        let n = m.len();
+                        m.copy_from_slice(&buf[..n]);
+                        bufs.push(buf);
+                    }
+                    lock().spare.extend(bufs);
+                }
             })
         });
         let st = commit.into_inner().unwrap_or_else(|e| e.into_inner());
@@ -593,7 +655,7 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
 
     if !fits {
         // Fall back to a memcpyed chunk of the (prefiltered) input.
-        return write_memcpyed(&plan, data, dst, false);
+        return write_memcpyed(&plan, data, dst, false, params.nthreads.max(1) as usize);
     }
     if all_zero_runs && dict_bytes.is_none() && !params.basic_header {
         header.blosc2_flags |= (super::header::Special::Zero as u8) << 4;
@@ -876,7 +938,76 @@ pub fn valid_splitmode(v: i32) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::run_value;
+    use super::{compress, run_value};
+    use crate::params::{filter_id, CParams};
+
+    /// Bytes of mixed compressibility: runs, a ramp, noise (xorshift), in 4 KiB stretches.
+    fn mixed(len: usize) -> Vec<u8> {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        (0..len)
+            .map(|i| match (i / 4096) % 3 {
+                0 => 7,
+                1 => (i / 3) as u8,
+                _ => {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x as u8
+                }
+            })
+            .collect()
+    }
+
+    /// The parallel path places blocks in the serial layout: the same bytes for any number of
+    /// threads, for compressible and incompressible data, and when the destination is too
+    /// small (memcpyed fallback or "does not fit").
+    #[test]
+    fn threads_give_the_serial_bytes() {
+        let noise: Vec<u8> = {
+            let mut x = 0x2545_f491_4f6c_dd1du64;
+            (0..600_000)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x as u8
+                })
+                .collect()
+        };
+        let zeros = vec![0u8; 300_000];
+        for src in [mixed(1_000_000), noise, zeros] {
+            for compcode in [0u8, 1, 2, 4, 5] {
+                for (clevel, filter) in [(1, filter_id::NOFILTER), (5, filter_id::SHUFFLE)] {
+                    let mut filters = [0u8; 6];
+                    filters[5] = filter;
+                    let p = |nthreads| CParams {
+                        compcode,
+                        clevel,
+                        typesize: 4,
+                        filters,
+                        blocksize: if clevel == 1 { 4096 } else { 0 },
+                        nthreads,
+                        ..CParams::default()
+                    };
+                    for room in [src.len() + 64, src.len() / 2, src.len() / 50] {
+                        let mut one = vec![0u8; room];
+                        let r1 = compress(&p(1), &src, &mut one);
+                        for nthreads in [2, 3, 8] {
+                            let mut many = vec![0u8; room];
+                            let r = compress(&p(nthreads), &src, &mut many);
+                            assert_eq!(r, r1, "codec {compcode} clevel {clevel} room {room}");
+                            if let Ok(n) = r {
+                                assert!(
+                                    one[..n] == many[..n],
+                                    "codec {compcode} nthreads {nthreads}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn run_value_matches_the_definition() {

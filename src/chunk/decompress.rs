@@ -2,7 +2,7 @@
 
 use super::header::{Header, Special, EXTENDED_HEADER_LENGTH, MAX_DICT_SIZE};
 use super::pipeline::{self, PipelineInfo};
-use super::worker::{parallel_for, with_worker};
+use super::worker::{parallel_copy, parallel_for, with_worker};
 use crate::codecs::{self, DDict, StreamInfo};
 use crate::error::{Error, Result};
 use crate::params::{DParams, PostfilterArgs};
@@ -620,7 +620,11 @@ pub fn decompress(
         return Ok(0);
     }
     if header.memcpyed() && dparams.postfilter.is_none() && maskout.is_none() {
-        dst.copy_from_slice(&chunk.buf[hl..hl + nbytes]);
+        parallel_copy(
+            dparams.nthreads.max(1) as usize,
+            dst,
+            &chunk.buf[hl..hl + nbytes],
+        );
         return Ok(nbytes);
     }
     let bs = chunk.header.blocksize as usize;

@@ -130,6 +130,9 @@ pub fn chunk_roundtrip(inp: &RoundtripInput) {
     } else {
         (inp.blocksize % (1 << 17)) as i32
     };
+    // the high bit of the split-mode byte (which only its value mod 5 names) asks for two
+    // threads, compressing and decompressing
+    let threads: i16 = if inp.splitmode >= 128 { 2 } else { 1 };
     let mut cp = CParams {
         compcode: codec,
         clevel: if inp.clevel >= 200 {
@@ -138,7 +141,7 @@ pub fn chunk_roundtrip(inp: &RoundtripInput) {
             inp.clevel % 10
         },
         typesize,
-        nthreads: 1,
+        nthreads: threads,
         blocksize,
         splitmode: SplitMode::from_i32(inp.splitmode as i32 % 5),
         use_dict: inp.use_dict,
@@ -161,6 +164,7 @@ pub fn chunk_roundtrip(inp: &RoundtripInput) {
     // the decoder sees the same super-chunk typesize (bytedelta with meta 0 needs it)
     let dp = b2rs::DParams {
         schunk_typesize: cp.schunk_typesize,
+        nthreads: threads,
         ..dparams()
     };
 
@@ -193,7 +197,27 @@ pub fn chunk_roundtrip(inp: &RoundtripInput) {
         src.len() + chunk::header::MAX_OVERHEAD
     };
     let mut dst = vec![0u8; cap];
-    let Ok(n) = chunk::compress(&cp, &src, &mut dst) else {
+    let r = chunk::compress(&cp, &src, &mut dst);
+    if threads > 1 {
+        // the parallel path writes the serial layout: the same result and bytes
+        let mut one = vec![0u8; cap];
+        let r1 = chunk::compress(
+            &CParams {
+                nthreads: 1,
+                ..cp.clone()
+            },
+            &src,
+            &mut one,
+        );
+        assert_eq!(r, r1, "1 and {threads} threads disagree: {cp:?}");
+        if let Ok(n) = r {
+            assert!(
+                dst[..n] == one[..n],
+                "1 and {threads} threads wrote different bytes: {cp:?}"
+            );
+        }
+    }
+    let Ok(n) = r else {
         return;
     };
     if n == 0 {

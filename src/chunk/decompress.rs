@@ -632,6 +632,32 @@ pub fn decompress(
     let delta = chunk.header.has_delta() && !chunk.header.memcpyed();
     let nthreads = dparams.nthreads.max(1) as usize;
 
+    if nthreads > 1 && nblocks > 1 && !delta {
+        // No block depends on another: all of them in parallel (block 0 too; with 2 big
+        // blocks, decoding it first would leave one thread idle).
+        let blocks: Vec<Mutex<&mut [u8]>> = dst.chunks_mut(bs).map(Mutex::new).collect();
+        // the error of the first failing block, as when decoding in order
+        let error: Mutex<Option<(usize, Error)>> = Mutex::new(None);
+        parallel_for(nthreads, blocks.len(), &|j| {
+            if skip(j) {
+                return;
+            }
+            let mut guard = blocks[j].lock().unwrap_or_else(|e| e.into_inner());
+            let r =
+                with_worker(|w| chunk.decode_block(w, j, &mut guard, &[], dict.as_ref(), dparams));
+            if let Err(e) = r {
+                let mut first = error.lock().unwrap_or_else(|e| e.into_inner());
+                if first.as_ref().is_none_or(|(k, _)| j < *k) {
+                    *first = Some((j, e));
+                }
+            }
+        });
+        return match error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some((_, e)) => Err(e),
+            None => Ok(nbytes),
+        };
+    }
+
     let first_len = bs.min(nbytes);
     let (first, rest) = dst.split_at_mut(first_len);
     // Block 0 is the delta reference of the others: it is decoded even when masked out (into

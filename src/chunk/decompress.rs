@@ -985,7 +985,8 @@ fn vldecode_block(chunk: &Chunk<'_>, dparams: &DParams, j: usize) -> Result<Vec<
         return Err(Error::InvalidHeader);
     };
     let dict = chunk.ddict()?;
-    let mut out = vec![0u8; ulen];
+    // the size comes from the chunk, which may be damaged: a failed allocation is an error
+    let mut out = crate::error::zeroed_vec(ulen)?;
     with_worker(|w| -> Result<()> {
         let (codec, a, b, _) = w.buffers(ulen);
         if payload.len() == ulen {

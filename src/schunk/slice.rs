@@ -150,7 +150,11 @@ impl Schunk {
             if off == 0 && len == nb {
                 chunk::decompress(&dp, &src, d, None)?;
             } else if self.is_vlblocks() {
-                scratch.resize(nb as usize, 0);
+                // calloc'd (untouched until decoded) and fallible: the size comes from the
+                // chunk, which may be damaged
+                if scratch.len() != nb as usize {
+                    scratch = crate::error::zeroed_vec(nb as usize)?;
+                }
                 chunk::decompress(&dp, &src, &mut scratch, None)?;
                 d.copy_from_slice(&scratch[off as usize..(off + len) as usize]);
             } else {
@@ -271,7 +275,9 @@ impl Schunk {
             let new = if off == 0 && len == nb {
                 compress(i as i64, s)?
             } else {
-                scratch.resize(nb as usize, 0);
+                if scratch.len() != nb as usize {
+                    scratch = crate::error::zeroed_vec(nb as usize)?;
+                }
                 let mut dp = dparams.clone();
                 dp.nchunk = i as i64;
                 self.attach_plugin_dparams(&mut dp);
@@ -413,7 +419,10 @@ impl Schunk {
                 let (_, off, k) = order[g];
                 chunk::getitem_bytes(&dp, &src, off as usize, ts, &mut dst[k * ts..(k + 1) * ts])?;
             } else {
-                scratch.resize(self.chunk_nbytes(i as i64)? as usize, 0);
+                let nb = self.chunk_nbytes(i as i64)? as usize;
+                if scratch.len() != nb {
+                    scratch = crate::error::zeroed_vec(nb)?;
+                }
                 chunk::decompress(&dp, &src, &mut scratch, None)?;
                 for &(_, off, k) in &order[g..end] {
                     let off = off as usize;

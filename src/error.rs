@@ -332,6 +332,16 @@ pub(crate) fn zeroed_vec(n: usize) -> std::result::Result<Vec<u8>, Error> {
     Ok(vec![0u8; n])
 }
 
+/// Make `buf` a buffer of `n` bytes (contents unspecified) through [`zeroed_vec`] when its
+/// length differs: scratch reused across chunks whose sizes come from a possibly damaged file.
+pub(crate) fn scratch_of(buf: &mut Vec<u8>, n: usize) -> std::result::Result<(), Error> {
+    if buf.len() != n {
+        *buf = Vec::new();
+        *buf = zeroed_vec(n)?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

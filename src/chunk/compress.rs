@@ -449,9 +449,10 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
     let data: &[u8] = prefiltered.as_deref().unwrap_or(src);
 
     let hl = plan.hl;
+    let nthreads = params.nthreads.max(1) as usize;
     let header_plus_bstarts = hl + 4 * plan.nblocks;
     if params.clevel == 0 || nbytes < MIN_BUFFERSIZE || header_plus_bstarts > dst.len() {
-        return write_memcpyed(&plan, data, dst, true, params.nthreads.max(1) as usize);
+        return write_memcpyed(&plan, data, dst, true, nthreads);
     }
 
     // Dictionary: filter everything once, then train on samples.
@@ -475,7 +476,7 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
     if let Some(d) = &dict_bytes {
         header.blosc2_flags |= blosc2_flags::USEDICT;
         if dst.len() < pos + 4 + d.len() {
-            return write_memcpyed(&plan, data, dst, false, params.nthreads.max(1) as usize);
+            return write_memcpyed(&plan, data, dst, false, nthreads);
         }
         dst[pos..pos + 4].copy_from_slice(&(d.len() as i32).to_le_bytes());
         dst[pos + 4..pos + 4 + d.len()].copy_from_slice(d);
@@ -497,7 +498,6 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
         },
     };
 
-    let nthreads = params.nthreads.max(1) as usize;
     let mut all_zero_runs = true;
     let fits = if nthreads <= 1 || plan.nblocks <= 1 {
         // Serial: streams go straight to the destination, limited by the space left in it.
@@ -655,7 +655,7 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
 
     if !fits {
         // Fall back to a memcpyed chunk of the (prefiltered) input.
-        return write_memcpyed(&plan, data, dst, false, params.nthreads.max(1) as usize);
+        return write_memcpyed(&plan, data, dst, false, nthreads);
     }
     if all_zero_runs && dict_bytes.is_none() && !params.basic_header {
         header.blosc2_flags |= (super::header::Special::Zero as u8) << 4;

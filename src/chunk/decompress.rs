@@ -632,30 +632,35 @@ pub fn decompress(
     let delta = chunk.header.has_delta() && !chunk.header.memcpyed();
     let nthreads = dparams.nthreads.max(1) as usize;
 
-    if nthreads > 1 && nblocks > 1 && !delta {
-        // No block depends on another: all of them in parallel (block 0 too; with 2 big
-        // blocks, decoding it first would leave one thread idle).
-        let blocks: Vec<Mutex<&mut [u8]>> = dst.chunks_mut(bs).map(Mutex::new).collect();
-        // the error of the first failing block, as when decoding in order
+    // Decode the blocks of `area` (block `j0` on) by the pool's threads, `dref` the delta
+    // reference; the error is the first failing block's, as when decoding in order.
+    let parallel = |area: &mut [u8], j0: usize, dref: &[u8]| -> Result<usize> {
+        let blocks: Vec<Mutex<&mut [u8]>> = area.chunks_mut(bs).map(Mutex::new).collect();
         let error: Mutex<Option<(usize, Error)>> = Mutex::new(None);
-        parallel_for(nthreads, blocks.len(), &|j| {
+        parallel_for(nthreads, blocks.len(), &|k| {
+            let j = j0 + k;
             if skip(j) {
                 return;
             }
-            let mut guard = blocks[j].lock().unwrap_or_else(|e| e.into_inner());
+            let mut guard = blocks[k].lock().unwrap_or_else(|e| e.into_inner());
             let r =
-                with_worker(|w| chunk.decode_block(w, j, &mut guard, &[], dict.as_ref(), dparams));
+                with_worker(|w| chunk.decode_block(w, j, &mut guard, dref, dict.as_ref(), dparams));
             if let Err(e) = r {
                 let mut first = error.lock().unwrap_or_else(|e| e.into_inner());
-                if first.as_ref().is_none_or(|(k, _)| j < *k) {
+                if first.as_ref().is_none_or(|(i, _)| j < *i) {
                     *first = Some((j, e));
                 }
             }
         });
-        return match error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        match error.into_inner().unwrap_or_else(|e| e.into_inner()) {
             Some((_, e)) => Err(e),
             None => Ok(nbytes),
-        };
+        }
+    };
+    if nthreads > 1 && nblocks > 1 && !delta {
+        // No block depends on another: all of them in parallel (block 0 too; with 2 big
+        // blocks, decoding it first would leave one thread idle).
+        return parallel(dst, 0, &[]);
     }
 
     let first_len = bs.min(nbytes);
@@ -686,24 +691,7 @@ pub fn decompress(
         });
     }
 
-    let blocks: Vec<Mutex<&mut [u8]>> = rest.chunks_mut(bs).map(Mutex::new).collect();
-    let error: Mutex<Option<Error>> = Mutex::new(None);
-    parallel_for(nthreads, blocks.len(), &|k| {
-        let j = k + 1;
-        if skip(j) {
-            return;
-        }
-        let mut guard = blocks[k].lock().unwrap_or_else(|e| e.into_inner());
-        let r =
-            with_worker(|w| chunk.decode_block(w, j, &mut guard, first, dict.as_ref(), dparams));
-        if let Err(e) = r {
-            *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
-        }
-    });
-    if let Some(e) = error.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        return Err(e);
-    }
-    Ok(nbytes)
+    parallel(rest, 1, first)
 }
 
 /// The range of a getitem call.

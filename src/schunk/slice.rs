@@ -3,7 +3,7 @@
 
 use super::{compress_chunk, Compressor, Op, Schunk, Store};
 use crate::chunk;
-use crate::error::{Error, Result};
+use crate::error::{scratch_of, Error, Result};
 use crate::frame::LockMode;
 use crate::params::{CParams, DParams};
 
@@ -152,9 +152,7 @@ impl Schunk {
             } else if self.is_vlblocks() {
                 // calloc'd (untouched until decoded) and fallible: the size comes from the
                 // chunk, which may be damaged
-                if scratch.len() != nb as usize {
-                    scratch = crate::error::zeroed_vec(nb as usize)?;
-                }
+                scratch_of(&mut scratch, nb as usize)?;
                 chunk::decompress(&dp, &src, &mut scratch, None)?;
                 d.copy_from_slice(&scratch[off as usize..(off + len) as usize]);
             } else {
@@ -275,9 +273,7 @@ impl Schunk {
             let new = if off == 0 && len == nb {
                 compress(i as i64, s)?
             } else {
-                if scratch.len() != nb as usize {
-                    scratch = crate::error::zeroed_vec(nb as usize)?;
-                }
+                scratch_of(&mut scratch, nb as usize)?;
                 let mut dp = dparams.clone();
                 dp.nchunk = i as i64;
                 self.attach_plugin_dparams(&mut dp);
@@ -419,10 +415,7 @@ impl Schunk {
                 let (_, off, k) = order[g];
                 chunk::getitem_bytes(&dp, &src, off as usize, ts, &mut dst[k * ts..(k + 1) * ts])?;
             } else {
-                let nb = self.chunk_nbytes(i as i64)? as usize;
-                if scratch.len() != nb {
-                    scratch = crate::error::zeroed_vec(nb)?;
-                }
+                scratch_of(&mut scratch, self.chunk_nbytes(i as i64)? as usize)?;
                 chunk::decompress(&dp, &src, &mut scratch, None)?;
                 for &(_, off, k) in &order[g..end] {
                     let off = off as usize;

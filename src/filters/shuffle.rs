@@ -54,8 +54,8 @@ fn detect() -> Isa {
     Isa::Generic
 }
 
-/// Whether the SIMD kernels have a vector path for this element size (the others run the
-/// generic code).
+/// Whether the SSE2 kernels have a vector path for this element size (the others run the
+/// generic code; the AVX2 kernels take every size).
 #[cfg(target_arch = "x86_64")]
 fn has_simd_kernel(typesize: usize) -> bool {
     matches!(typesize, 2 | 4 | 8 | 16)
@@ -88,7 +88,7 @@ pub fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
     match isa() {
         // SAFETY: `isa()` returns `Avx2` only after detecting AVX2 on this CPU.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 if has_simd_kernel(typesize) => unsafe { avx2::shuffle(typesize, src, dst) },
+        Isa::Avx2 => unsafe { avx2::shuffle(typesize, src, dst) },
         #[cfg(target_arch = "x86_64")]
         Isa::Sse2 if has_simd_kernel(typesize) => sse2::shuffle(typesize, src, dst),
         _ => generic::shuffle(typesize, src, dst),
@@ -120,7 +120,7 @@ pub fn unshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
     match isa() {
         // SAFETY: `isa()` returns `Avx2` only after detecting AVX2 on this CPU.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 if has_simd_kernel(typesize) => unsafe { avx2::unshuffle(typesize, src, dst) },
+        Isa::Avx2 => unsafe { avx2::unshuffle(typesize, src, dst) },
         #[cfg(target_arch = "x86_64")]
         Isa::Sse2 if has_simd_kernel(typesize) => sse2::unshuffle(typesize, src, dst),
         _ => generic::unshuffle(typesize, src, dst),

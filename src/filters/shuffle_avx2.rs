@@ -1,4 +1,5 @@
-//! AVX2 byte-shuffle kernels for the element sizes 2, 4, 8 and 16 (others use the generic code).
+//! AVX2 byte-shuffle kernels: the element sizes 2, 4, 8 and 16 have their own; any other size
+//! goes through the 8-, 4- and 2-byte networks a piece of its planes at a time.
 //!
 //! A group is 32 elements (`32*S` bytes = `2*S` 16-byte *segments*) held in `S` registers, and
 //! register `i` holds segment `i` in its low lane and segment `i + S` in its high lane: the low
@@ -417,13 +418,127 @@ unsafe fn shuffle16(src: &[u8], dst: &mut [u8]) -> usize {
     n / 32 * 32
 }
 
-/// TEMP
-fn two_pass(n: usize) -> bool {
-    match option_env!("B2RS_TWO_PASS") {
-        Some("1") => true,
-        Some("0") => false,
-        _ => n % 1024 == 0,
+/// Generates the staging steps of [`shuffle_any`] / [`unshuffle_any`] for a piece of `$w`
+/// planes (`$w` even): the `$w`-byte slices of 32 consecutive elements are gathered into (or
+/// scattered from) a `32*$w`-byte buffer in the element layout of [`load_segments`], which the
+/// `$w`-byte network transposes to (or from) `$w` plane registers.
+macro_rules! piece_steps {
+    ($shuf:ident, $unshuf:ident, $w:literal, $fwd:ident, $inv:ident) => {
+        /// # Safety
+        /// The CPU must support AVX2.
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        unsafe fn $shuf(s: usize, n: usize, k: usize, p0: usize, src: &[u8], dst: &mut [u8]) {
+            let mut tmp = [0u8; 32 * $w];
+            for (e, t) in tmp.chunks_exact_mut($w).enumerate() {
+                let at = (k + e) * s + p0;
+                t.copy_from_slice(&src[at..at + $w]);
+            }
+            for (j, p) in $fwd(load_segments::<$w>(&tmp)).into_iter().enumerate() {
+                store(at32_mut(dst, (p0 + j) * n + k), p);
+            }
+        }
+
+        /// # Safety
+        /// The CPU must support AVX2.
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        unsafe fn $unshuf(s: usize, n: usize, k: usize, p0: usize, src: &[u8], dst: &mut [u8]) {
+            let mut p = [_mm256_setzero_si256(); $w];
+            for (j, r) in p.iter_mut().enumerate() {
+                *r = load(at32(src, (p0 + j) * n + k));
+            }
+            let mut tmp = [0u8; 32 * $w];
+            store_segments::<$w>(&mut tmp, $inv(p));
+            for (e, t) in tmp.chunks_exact($w).enumerate() {
+                let at = (k + e) * s + p0;
+                dst[at..at + $w].copy_from_slice(t);
+            }
+        }
+    };
+}
+
+piece_steps!(shuffle_piece8, unshuffle_piece8, 8, fwd8, inv8);
+piece_steps!(shuffle_piece4, unshuffle_piece4, 4, fwd4, inv4);
+piece_steps!(shuffle_piece2, unshuffle_piece2, 2, fwd2, inv2);
+
+/// Shuffle of whole groups of 32 elements for any element size `s`: the planes of each group
+/// are done 8 at a time, then 4, 2 and 1 for the rest (`s` = 12: 8 + 4). Returns the number of
+/// elements done.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn shuffle_any(s: usize, src: &[u8], dst: &mut [u8]) -> usize {
+    let n = src.len().min(dst.len()) / s;
+    if n < 32 {
+        return 0;
     }
+    let mut k = 0;
+    while k + 32 <= n {
+        let mut p0 = 0;
+        while s - p0 >= 8 {
+            shuffle_piece8(s, n, k, p0, src, dst);
+            p0 += 8;
+        }
+        if s - p0 >= 4 {
+            shuffle_piece4(s, n, k, p0, src, dst);
+            p0 += 4;
+        }
+        if s - p0 >= 2 {
+            shuffle_piece2(s, n, k, p0, src, dst);
+            p0 += 2;
+        }
+        if p0 < s {
+            for (e, d) in dst[p0 * n + k..p0 * n + k + 32].iter_mut().enumerate() {
+                *d = src[(k + e) * s + p0];
+            }
+        }
+        k += 32;
+    }
+    k
+}
+
+/// Inverse of [`shuffle_any`].
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn unshuffle_any(s: usize, src: &[u8], dst: &mut [u8]) -> usize {
+    let n = src.len().min(dst.len()) / s;
+    if n < 32 {
+        return 0;
+    }
+    let mut k = 0;
+    while k + 32 <= n {
+        let mut p0 = 0;
+        while s - p0 >= 8 {
+            unshuffle_piece8(s, n, k, p0, src, dst);
+            p0 += 8;
+        }
+        if s - p0 >= 4 {
+            unshuffle_piece4(s, n, k, p0, src, dst);
+            p0 += 4;
+        }
+        if s - p0 >= 2 {
+            unshuffle_piece2(s, n, k, p0, src, dst);
+            p0 += 2;
+        }
+        if p0 < s {
+            for (e, &b) in src[p0 * n + k..p0 * n + k + 32].iter().enumerate() {
+                dst[(k + e) * s + p0] = b;
+            }
+        }
+        k += 32;
+    }
+    k
+}
+
+/// Whether the 8- and 16-byte shuffles write their planes in two passes: only when the planes
+/// are `n` bytes apart with `n` a multiple of 1024, where they share cache sets (power-of-two
+/// blocks); otherwise one pass over `src` is faster.
+fn two_pass(n: usize) -> bool {
+    n % 1024 == 0
 }
 
 /// Byte shuffle of all of `src` into `dst` (equal lengths, `typesize >= 1`).
@@ -453,7 +568,7 @@ pub(crate) unsafe fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
             src,
             dst,
         ),
-        _ => 0,
+        s => shuffle_any(s, src, dst),
     };
     generic::shuffle_from(typesize, done, src, dst);
 }
@@ -469,7 +584,7 @@ pub(crate) unsafe fn unshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
         4 => sse2::unshuffle4(unshuffle4(src, dst), src, dst),
         8 => sse2::unshuffle8(unshuffle8(src, dst), src, dst),
         16 => sse2::unshuffle16(unshuffle16(src, dst), src, dst),
-        _ => 0,
+        s => unshuffle_any(s, src, dst),
     };
     generic::unshuffle_from(typesize, done, src, dst);
 }

@@ -1,4 +1,4 @@
-//! AVX2 byte-shuffle kernels: the element sizes 2, 4, 8 and 16 have their own; any other size
+//! AVX2 byte-shuffle kernels: the element sizes 2, 4, 8, 12 and 16 have their own; any other size
 //! goes through the 8-, 4- and 2-byte networks a piece of its planes at a time.
 //!
 //! A group is 32 elements (`32*S` bytes = `2*S` 16-byte *segments*) held in `S` registers, and
@@ -20,7 +20,7 @@
 use std::arch::x86_64::*;
 
 use super::generic;
-use super::sse2::{self, at16, planes, planes_mut};
+use super::sse2::{self, at16, at16_mut, planes, planes_mut};
 
 /// Loads 32 bytes.
 ///
@@ -418,6 +418,114 @@ unsafe fn shuffle16(src: &[u8], dst: &mut [u8]) -> usize {
     n / 32 * 32
 }
 
+/// 12-byte elements as three 4-byte streams: dwords `[a b c]` of each element. In each lane,
+/// the 4 elements `[a0 b0 c0 a1] [b1 c1 a2 b2] [c2 a3 b3 c3]` (three 16-byte rows) and the
+/// three dword vectors `[a0..a3] [b0..b3] [c0..c3]` are exchanged with in-lane dword shuffles
+/// and blends; the dword streams then go through the 4-byte networks.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn shuffle12(src: &[u8], dst: &mut [u8]) -> usize {
+    let n = src.len().min(dst.len()) / 12;
+    if n < 32 {
+        return 0;
+    }
+    let mut k = 0;
+    while k + 32 <= n {
+        let group = &src[k * 12..(k + 32) * 12];
+        let mut abc = [[_mm256_setzero_si256(); 4]; 3];
+        let [va, vb, vc] = &mut abc;
+        let regs = va.iter_mut().zip(vb.iter_mut()).zip(vc.iter_mut());
+        for (i, ((va, vb), vc)) in regs.enumerate() {
+            let row = |j: usize| {
+                let lo = sse2::load(at16(group, 48 * i + 16 * j));
+                let hi = sse2::load(at16(group, 192 + 48 * i + 16 * j));
+                _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi)
+            };
+            let (x0, x1, x2) = (row(0), row(1), row(2));
+            let a = _mm256_blend_epi32::<0x44>(
+                _mm256_shuffle_epi32::<0x0C>(x0),
+                _mm256_shuffle_epi32::<0x20>(x1),
+            );
+            *va = _mm256_blend_epi32::<0x88>(a, _mm256_shuffle_epi32::<0x40>(x2));
+            let b = _mm256_blend_epi32::<0x66>(
+                _mm256_shuffle_epi32::<0x01>(x0),
+                _mm256_shuffle_epi32::<0x30>(x1),
+            );
+            *vb = _mm256_blend_epi32::<0x88>(b, _mm256_shuffle_epi32::<0x80>(x2));
+            let c = _mm256_blend_epi32::<0x22>(
+                _mm256_shuffle_epi32::<0x02>(x0),
+                _mm256_shuffle_epi32::<0x04>(x1),
+            );
+            *vc = _mm256_blend_epi32::<0xCC>(c, _mm256_shuffle_epi32::<0xC0>(x2));
+        }
+        for (d, v) in abc.into_iter().enumerate() {
+            for (j, p) in fwd4(v).into_iter().enumerate() {
+                store(at32_mut(dst, (4 * d + j) * n + k), p);
+            }
+        }
+        k += 32;
+    }
+    k
+}
+
+/// Inverse of [`shuffle12`].
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn unshuffle12(src: &[u8], dst: &mut [u8]) -> usize {
+    let n = src.len().min(dst.len()) / 12;
+    if n < 32 {
+        return 0;
+    }
+    let mut k = 0;
+    while k + 32 <= n {
+        let dwords = |d: usize| {
+            let mut p = [_mm256_setzero_si256(); 4];
+            for (j, r) in p.iter_mut().enumerate() {
+                *r = load(at32(src, (4 * d + j) * n + k));
+            }
+            inv4(p)
+        };
+        let (a, b, c) = (dwords(0), dwords(1), dwords(2));
+        let group = &mut dst[k * 12..(k + 32) * 12];
+        for i in 0..4 {
+            let x0 = _mm256_blend_epi32::<0x44>(
+                _mm256_blend_epi32::<0x22>(
+                    _mm256_shuffle_epi32::<0x40>(a[i]),
+                    _mm256_shuffle_epi32::<0x00>(b[i]),
+                ),
+                _mm256_shuffle_epi32::<0x00>(c[i]),
+            );
+            let x1 = _mm256_blend_epi32::<0x22>(
+                _mm256_blend_epi32::<0x44>(
+                    _mm256_shuffle_epi32::<0x81>(b[i]),
+                    _mm256_shuffle_epi32::<0x20>(a[i]),
+                ),
+                _mm256_shuffle_epi32::<0x04>(c[i]),
+            );
+            let x2 = _mm256_blend_epi32::<0x44>(
+                _mm256_blend_epi32::<0x22>(
+                    _mm256_shuffle_epi32::<0xC2>(c[i]),
+                    _mm256_shuffle_epi32::<0x0C>(a[i]),
+                ),
+                _mm256_shuffle_epi32::<0x30>(b[i]),
+            );
+            for (j, x) in [x0, x1, x2].into_iter().enumerate() {
+                sse2::store(at16_mut(group, 48 * i + 16 * j), _mm256_castsi256_si128(x));
+                sse2::store(
+                    at16_mut(group, 192 + 48 * i + 16 * j),
+                    _mm256_extracti128_si256::<1>(x),
+                );
+            }
+        }
+        k += 32;
+    }
+    k
+}
+
 /// Generates the staging steps of [`shuffle_any`] / [`unshuffle_any`] for a piece of `$w`
 /// planes (`$w` even): the `$w`-byte slices of 32 consecutive elements are gathered into (or
 /// scattered from) a `32*$w`-byte buffer in the element layout of [`load_segments`], which the
@@ -568,6 +676,7 @@ pub(crate) unsafe fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
             src,
             dst,
         ),
+        12 => shuffle12(src, dst),
         s => shuffle_any(s, src, dst),
     };
     generic::shuffle_from(typesize, done, src, dst);
@@ -584,6 +693,7 @@ pub(crate) unsafe fn unshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
         4 => sse2::unshuffle4(unshuffle4(src, dst), src, dst),
         8 => sse2::unshuffle8(unshuffle8(src, dst), src, dst),
         16 => sse2::unshuffle16(unshuffle16(src, dst), src, dst),
+        12 => unshuffle12(src, dst),
         s => unshuffle_any(s, src, dst),
     };
     generic::unshuffle_from(typesize, done, src, dst);

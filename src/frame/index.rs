@@ -2,7 +2,7 @@
 //! logical chunk; negative values encode chunks that are not stored (zeros, NaN, uninit).
 
 use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE};
-use crate::chunk::{compress, decompress};
+use crate::chunk::{compress, getitem_bytes};
 use crate::error::{Error, Result};
 use crate::params::{CParams, DParams, SplitMode};
 
@@ -268,33 +268,80 @@ pub fn sizes(coffsets: &[u8]) -> Result<(i32, i32)> {
 /// assert!(decode(&c, 4).is_err());
 /// ```
 pub fn decode(coffsets: &[u8], nchunks: i64) -> Result<Vec<i64>> {
-    let expected = nchunks as usize * OFFSET_SIZE;
-    let (nbytes, _) = sizes(coffsets)?;
-    if nbytes < 0 || nbytes as usize != expected {
+    let bad_count = || {
         crate::trace_error!(
             "The number of chunks in the offsets chunk does not match the frame header"
         );
-        return Err(Error::InvalidHeader);
+        Error::InvalidHeader
+    };
+    let count = usize::try_from(nchunks).map_err(|_| bad_count())?;
+    let expected = count.checked_mul(OFFSET_SIZE).ok_or_else(bad_count)?;
+    let (nbytes, _, blocksize) = Header::sizes(coffsets)?;
+    if usize::try_from(nbytes).ok() != Some(expected) {
+        return Err(bad_count());
     }
-    let mut buf = crate::error::zeroed_vec(expected)?;
-    let n = decompress(&DParams::default(), coffsets, &mut buf, None)
-        .inspect_err(|_| crate::trace_error!("Cannot decompress the offsets chunk"))?;
-    if n != expected {
-        return Err(Error::Data);
-    }
-    Ok(buf
-        .chunks_exact(OFFSET_SIZE)
-        .map(|c| {
-            let mut v = [0u8; 8];
+    // A few hundred bytes can stand for a billion chunks (a special or a very compressible
+    // offsets chunk): the index is reserved fallibly and decoded a piece at a time, so it is
+    // not held twice.
+    let mut offsets = Vec::new();
+    offsets.try_reserve_exact(count).map_err(|_| {
+        crate::trace_error!("Cannot allocate the index of {} chunks", count);
+        Error::MemoryAlloc
+    })?;
+    let piece = piece_len(blocksize, expected);
+    let mut buf = crate::error::zeroed_vec(piece)?;
+    let dparams = DParams::default();
+    let mut start = 0;
+    while start < expected {
+        let len = piece.min(expected - start);
+        let n = getitem_bytes(&dparams, coffsets, start, len, &mut buf[..len])
+            .inspect_err(|_| crate::trace_error!("Cannot decompress the offsets chunk"))?;
+        if n != len {
+            return Err(Error::Data);
+        }
+        offsets.extend(buf[..len].chunks_exact(OFFSET_SIZE).map(|c| {
+            let mut v = [0u8; OFFSET_SIZE];
             v.copy_from_slice(c);
             i64::from_le_bytes(v)
-        })
-        .collect())
+        }));
+        start += len;
+    }
+    Ok(offsets)
+}
+
+/// Bytes of the offsets chunk decoded at a time by [`decode`]: at least 1 MiB, a whole number of
+/// its blocks (so no block is decoded twice) and of offsets, and no more than `total`.
+fn piece_len(blocksize: i32, total: usize) -> usize {
+    const MIN_PIECE: usize = 1 << 20;
+    let bs = usize::try_from(blocksize).unwrap_or(0).max(1);
+    let mut unit = bs;
+    while unit % OFFSET_SIZE != 0 {
+        unit += bs;
+    }
+    MIN_PIECE.div_ceil(unit).saturating_mul(unit).min(total)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decoded_a_piece_at_a_time() {
+        // 2.4 MB of offsets: several pieces
+        let want: Vec<i64> = (0..300_000i64).map(|i| i * 1000 + i % 7).collect();
+        let c = encode(&want).unwrap();
+        assert_eq!(decode(&c, want.len() as i64).unwrap(), want);
+        let r = decode(&encode_repeated(5, 400_000).unwrap(), 400_000).unwrap();
+        assert_eq!(r.len(), 400_000);
+        assert!(r.iter().all(|&v| v == 5));
+        assert!(decode(&c, -1).is_err());
+        assert!(decode(&c, i64::MAX).is_err());
+        // whole blocks and whole offsets, at least 1 MiB, at most the total
+        assert_eq!(piece_len(0, 10), 10);
+        assert_eq!(piece_len(12, usize::MAX), 43_691 * 24);
+        assert_eq!(piece_len(3 << 20, usize::MAX), 3 << 20);
+        assert_eq!(piece_len(-5, usize::MAX), 1 << 20);
+    }
 
     #[test]
     fn special_codes() {

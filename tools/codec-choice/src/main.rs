@@ -1,0 +1,302 @@
+//! LZ4 (lz4 C 1.10 vs lz4_flex) and Zlib (zlib-rs vs zlib-ng vs miniz_oxide) on shuffled 128 KiB
+//! blocks of the bench's datasets: compression and decompression GB/s (best of 5 passes over
+//! 16 MiB) and compressed size. Every library's output is checked by decoding it.
+
+use std::time::Instant;
+
+const N: usize = 16 << 20;
+const BLOCK: usize = 128 << 10;
+
+fn sm64(s: &mut u64) -> u64 {
+    *s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *s;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn unit(s: &mut u64) -> f64 {
+    (sm64(s) >> 11) as f64 * (1.0 / 9_007_199_254_740_992.0)
+}
+
+/// The bench's datasets (../shared/bench/b2bench.c), with their typesizes.
+fn datasets() -> Vec<(&'static str, usize, Vec<u8>)> {
+    let mut seed = 42u64;
+    let ramp: Vec<u8> = (0..N / 4)
+        .flat_map(|i| (i as i32 + 1000).to_le_bytes())
+        .collect();
+    let smooth: Vec<u8> = (0..N / 8)
+        .flat_map(|i| {
+            let t = i as f64;
+            let tp = std::f64::consts::TAU;
+            (15.0
+                + 8.0 * (tp * t / 65536.0).sin()
+                + 0.5 * (tp * t / 977.0).sin()
+                + 1e-3 * (unit(&mut seed) - 0.5))
+                .to_le_bytes()
+        })
+        .collect();
+    let mut v = 1_700_000_000_000_000_000i64;
+    let tstamp: Vec<u8> = (0..N / 8)
+        .flat_map(|_| {
+            v += 1 + (sm64(&mut seed) & 0xff) as i64;
+            v.to_le_bytes()
+        })
+        .collect();
+    let random: Vec<u8> = (0..N / 8)
+        .flat_map(|_| sm64(&mut seed).to_le_bytes())
+        .collect();
+    let words = [
+        "the",
+        "of",
+        "and",
+        "to",
+        "in",
+        "a",
+        "is",
+        "that",
+        "for",
+        "it",
+        "data",
+        "value",
+        "array",
+        "chunk",
+        "block",
+        "sensor",
+        "station",
+        "temperature",
+        "pressure",
+        "compression",
+    ];
+    let mut text = Vec::with_capacity(N);
+    while text.len() < N {
+        let u = unit(&mut seed);
+        if u < 0.03 {
+            text.extend_from_slice((sm64(&mut seed) % 100_000).to_string().as_bytes());
+        } else {
+            text.extend_from_slice(words[(words.len() as f64 * u * u) as usize].as_bytes());
+        }
+        text.extend_from_slice(if sm64(&mut seed) % 10 == 0 {
+            b". "
+        } else {
+            b" "
+        });
+    }
+    text.truncate(N);
+    let mut k = 20_000i32;
+    let lowent: Vec<u8> = (0..N / 4)
+        .flat_map(|_| {
+            k += (sm64(&mut seed) % 9) as i32 - 4;
+            k = k.abs();
+            if k > 40_000 {
+                k = 80_000 - k;
+            }
+            (k as f32 * 0.25).to_le_bytes()
+        })
+        .collect();
+    vec![
+        ("int32_ramp", 4, ramp),
+        ("float64_smooth", 8, smooth),
+        ("int64_tstamp", 8, tstamp),
+        ("random_bytes", 1, random),
+        ("text", 1, text),
+        ("float32_lowent", 4, lowent),
+    ]
+}
+
+/// Blocks as b2rs hands them to a codec: shuffled by typesize.
+fn shuffled(typesize: usize, data: &[u8]) -> Vec<u8> {
+    let mut out = vec![0u8; data.len()];
+    for (s, d) in data.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
+        b2rs::filters::shuffle::shuffle(typesize, s, d);
+    }
+    out
+}
+
+// zlib-ng's one-call functions (in the library libz-ng-sys builds; it declares only the stream API)
+extern "C" {
+    fn zng_compress2(
+        dst: *mut u8,
+        dst_len: *mut usize,
+        src: *const u8,
+        src_len: usize,
+        level: i32,
+    ) -> i32;
+    fn zng_uncompress(dst: *mut u8, dst_len: *mut usize, src: *const u8, src_len: usize) -> i32;
+}
+// keep the crate linked
+use libz_ng_sys as _;
+
+type Comp = fn(u8, &[u8], &mut [u8]) -> usize;
+type Decomp = fn(&[u8], &mut [u8]) -> usize;
+
+fn lz4c_comp(cl: u8, s: &[u8], d: &mut [u8]) -> usize {
+    // SAFETY: s/d valid for their lengths; LZ4 writes at most d.len() bytes.
+    let n = unsafe {
+        lz4_sys::LZ4_compress_fast(
+            s.as_ptr() as _,
+            d.as_mut_ptr() as _,
+            s.len() as i32,
+            d.len() as i32,
+            10 - cl as i32,
+        )
+    };
+    n.max(0) as usize
+}
+fn lz4c_decomp(s: &[u8], d: &mut [u8]) -> usize {
+    // SAFETY: as above.
+    let n = unsafe {
+        lz4_sys::LZ4_decompress_safe(
+            s.as_ptr() as _,
+            d.as_mut_ptr() as _,
+            s.len() as i32,
+            d.len() as i32,
+        )
+    };
+    n.max(0) as usize
+}
+fn flex_comp(_cl: u8, s: &[u8], d: &mut [u8]) -> usize {
+    lz4_flex::block::compress_into(s, d).unwrap_or(0)
+}
+fn flex_decomp(s: &[u8], d: &mut [u8]) -> usize {
+    lz4_flex::block::decompress_into(s, d).unwrap_or(0)
+}
+fn zrs_comp(cl: u8, s: &[u8], d: &mut [u8]) -> usize {
+    let (out, rc) = zlib_rs::compress_slice(d, s, zlib_rs::DeflateConfig::new(cl as i32));
+    if rc == zlib_rs::ReturnCode::Ok {
+        out.len()
+    } else {
+        0
+    }
+}
+fn zrs_decomp(s: &[u8], d: &mut [u8]) -> usize {
+    let (out, rc) = zlib_rs::decompress_slice(d, s, zlib_rs::InflateConfig::default());
+    if rc == zlib_rs::ReturnCode::Ok {
+        out.len()
+    } else {
+        0
+    }
+}
+fn zng_comp(cl: u8, s: &[u8], d: &mut [u8]) -> usize {
+    let mut n = d.len() as usize;
+    // SAFETY: zlib-ng's compress2 writes at most *n bytes to d and reads s.len() bytes.
+    let rc = unsafe { zng_compress2(d.as_mut_ptr(), &mut n, s.as_ptr(), s.len() as _, cl as i32) };
+    if rc == 0 {
+        n as usize
+    } else {
+        0
+    }
+}
+fn zng_decomp(s: &[u8], d: &mut [u8]) -> usize {
+    let mut n = d.len() as usize;
+    // SAFETY: as above.
+    let rc = unsafe { zng_uncompress(d.as_mut_ptr(), &mut n, s.as_ptr(), s.len() as _) };
+    if rc == 0 {
+        n as usize
+    } else {
+        0
+    }
+}
+fn miniz_comp(cl: u8, s: &[u8], d: &mut [u8]) -> usize {
+    let v = miniz_oxide::deflate::compress_to_vec_zlib(s, cl);
+    if v.len() > d.len() {
+        return 0;
+    }
+    d[..v.len()].copy_from_slice(&v);
+    v.len()
+}
+fn miniz_decomp(s: &[u8], d: &mut [u8]) -> usize {
+    miniz_oxide::inflate::decompress_slice_iter_to_slice(d, std::iter::once(s), true, false)
+        .unwrap_or(0)
+}
+
+/// (compress GB/s, decompress GB/s, compression ratio); a block that does not shrink is kept raw
+/// (so decompression of incompressible data measures nothing).
+fn measure(data: &[u8], cl: u8, comp: Comp, decomp: Decomp) -> (f64, f64, f64) {
+    let blocks: Vec<&[u8]> = data.chunks(BLOCK).collect();
+    // room for the worst case (lz4_flex refuses a smaller output up front)
+    let mut outs: Vec<Vec<u8>> = blocks
+        .iter()
+        .map(|b| vec![0u8; lz4_flex::block::get_maximum_output_size(b.len())])
+        .collect();
+    let mut lens = vec![0usize; blocks.len()];
+    let mut back = vec![0u8; BLOCK];
+    let (mut tc, mut td) = (f64::MAX, f64::MAX);
+    for _ in 0..5 {
+        let t = Instant::now();
+        for ((b, o), l) in blocks.iter().zip(&mut outs).zip(&mut lens) {
+            *l = comp(cl, b, o);
+            if *l >= b.len() {
+                *l = 0; // kept raw, as Blosc does
+            }
+        }
+        tc = tc.min(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        for ((b, o), &l) in blocks.iter().zip(&outs).zip(&lens) {
+            if l > 0 {
+                let n = decomp(&o[..l], &mut back[..b.len()]);
+                assert_eq!(n, b.len());
+            }
+        }
+        td = td.min(t.elapsed().as_secs_f64());
+    }
+    for ((b, o), &l) in blocks.iter().zip(&outs).zip(&lens) {
+        if l > 0 {
+            assert_eq!(decomp(&o[..l], &mut back[..b.len()]), b.len());
+            assert_eq!(&back[..b.len()], *b, "a stream did not decode to its block");
+        }
+    }
+    let csize: usize = blocks
+        .iter()
+        .zip(&lens)
+        .map(|(b, &l)| if l > 0 { l } else { b.len() })
+        .sum();
+    let gb = data.len() as f64 / 1e9;
+    (gb / tc, gb / td, data.len() as f64 / csize as f64)
+}
+
+fn main() {
+    let flex = if cfg!(feature = "flex-safe") {
+        "lz4_flex(safe)"
+    } else {
+        "lz4_flex(unsafe)"
+    };
+    let libs: [(&str, &str, Comp, Decomp, &[u8]); 5] = [
+        ("LZ4", "lz4 C 1.10", lz4c_comp, lz4c_decomp, &[1, 5, 9]),
+        ("LZ4", flex, flex_comp, flex_decomp, &[5]),
+        ("Zlib", "zlib-rs", zrs_comp, zrs_decomp, &[1, 5, 9]),
+        ("Zlib", "zlib-ng", zng_comp, zng_decomp, &[1, 5, 9]),
+        ("Zlib", "miniz_oxide", miniz_comp, miniz_decomp, &[1, 5, 9]),
+    ];
+    println!("dataset codec library clevel comp_GB/s decomp_GB/s ratio");
+    let mut geo: Vec<(String, f64, f64, usize)> = Vec::new();
+    for (name, ts, data) in datasets() {
+        let data = shuffled(ts, &data);
+        for &(codec, lib, c, d, levels) in &libs {
+            for &cl in levels {
+                let (cs, ds, r) = measure(&data, cl, c, d);
+                println!("{name} {codec} {lib} {cl} {cs:.3} {ds:.3} {r:.3}");
+                if name == "random_bytes" {
+                    continue; // stored raw: no decompression to average
+                }
+                let key = format!("{codec} {lib} cl{cl}");
+                match geo.iter_mut().find(|g| g.0 == key) {
+                    Some(g) => {
+                        g.1 += cs.ln();
+                        g.2 += ds.ln();
+                        g.3 += 1;
+                    }
+                    None => geo.push((key, cs.ln(), ds.ln(), 1)),
+                }
+            }
+        }
+    }
+    println!("\ngeomean over the 5 compressible datasets: library clevel comp_GB/s decomp_GB/s");
+    for (k, c, d, n) in geo {
+        println!(
+            "{k} {:.3} {:.3}",
+            (c / n as f64).exp(),
+            (d / n as f64).exp()
+        );
+    }
+}

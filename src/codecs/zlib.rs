@@ -54,9 +54,12 @@ impl State {
             Ok(Status::StreamEnd) => c.total_out() as usize,
             _ => {
                 // A stream that did not fit is left unfinished, and a `reset()` of such a
-                // state was seen to make the next stream undecodable (found by fuzzing:
-                // fuzz/regressions/chunk_roundtrip/zlib-reset-after-full-output): start the
-                // next stream from a new state.
+                // state made the next stream undecodable (found by fuzzing:
+                // fuzz/regressions/chunk_roundtrip/zlib-reset-after-full-output). The cause:
+                // `deflateReset` does not clear `block_open`, which level 1 (deflate_quick)
+                // keeps across calls, so the next stream lacks its block header; zlib-ng
+                // 2.3.3, which zlib-rs follows, does the same (checked with its C API). Start
+                // the next stream from a new state.
                 self.comp = None;
                 0
             }

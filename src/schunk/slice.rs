@@ -20,6 +20,7 @@ impl Layout {
     fn locate(&self, pos: i64) -> (usize, i64) {
         match self {
             Layout::Fixed(c) => ((pos / c) as usize, pos / c * c),
+            Layout::Var(v) if v.is_empty() => (0, 0),
             Layout::Var(v) => {
                 let mut i = v.partition_point(|&(s, _)| s <= pos).saturating_sub(1);
                 while i > 0 && v[i].0 + v[i].1 <= pos {
@@ -32,28 +33,40 @@ impl Layout {
 }
 
 impl Schunk {
-    fn layout(&self) -> Layout {
+    /// Where the chunks holding the bytes below `upto` start. With chunks of varying sizes
+    /// only the chunks up to the one holding byte `upto - 1` are measured: a slice near the
+    /// start of a frame of a million chunks reads a few chunk headers, not a million. A chunk
+    /// that cannot be read ends the walk with its error (the chunks after it have no known
+    /// place), instead of counting as empty and reading on (a damaged frame of a million
+    /// missing chunks took seconds).
+    fn layout(&self, upto: i64) -> Result<Layout> {
         if self.chunksize > 0 {
-            return Layout::Fixed(self.chunksize as i64);
+            return Ok(Layout::Fixed(self.chunksize as i64));
         }
-        let mut v = Vec::with_capacity(self.nchunks() as usize);
+        let mut v = Vec::new();
         let mut pos = 0i64;
         match &self.store {
             Store::Memory(chunks) => {
                 for c in chunks {
+                    if pos >= upto {
+                        break;
+                    }
                     v.push((pos, c.nbytes as i64));
                     pos += c.nbytes as i64;
                 }
             }
             Store::Frame(_) => {
                 for n in 0..self.nchunks() {
-                    let nb = self.chunk_nbytes(n).unwrap_or(0) as i64;
+                    if pos >= upto {
+                        break;
+                    }
+                    let nb = self.chunk_nbytes(n)? as i64;
                     v.push((pos, nb));
                     pos += nb;
                 }
             }
         }
-        Layout::Var(v)
+        Ok(Layout::Var(v))
     }
 
     /// Byte range of the items `[start, stop)`; `None` when empty.
@@ -127,7 +140,7 @@ impl Schunk {
             crate::trace_error!("The buffer is too small for the slice");
             return Err(Error::InvalidParam);
         }
-        let layout = self.layout();
+        let layout = self.layout(bstop)?;
         let mut pos = bstart;
         let mut scratch = Vec::new();
         while pos < bstop {
@@ -261,7 +274,7 @@ impl Schunk {
             crate::trace_error!("The buffer is too small for the slice");
             return Err(Error::InvalidParam);
         }
-        let layout = self.layout();
+        let layout = self.layout(bstop)?;
         let mut pos = bstart;
         let mut scratch = Vec::new();
         while pos < bstop {
@@ -389,7 +402,8 @@ impl Schunk {
             crate::trace_error!("The buffer is too small for the coordinates");
             return Err(Error::InvalidParam);
         }
-        let layout = self.layout();
+        let upto = coords.iter().max().map_or(0, |&c| (c + 1) * ts);
+        let layout = self.layout(upto)?;
         // Visit the coordinates chunk by chunk; decode a chunk whole when it serves several.
         let mut order: Vec<(usize, i64, usize)> = coords
             .iter()
@@ -448,7 +462,7 @@ impl Schunk {
         let Some((bstart, bstop)) = self.byte_range(start, stop)? else {
             return Ok(Vec::new());
         };
-        let layout = self.layout();
+        let layout = self.layout(bstop)?;
         let first = layout.locate(bstart).0 as i64;
         let last = layout.locate(bstop - 1).0 as i64;
         Ok((first..=last).collect())

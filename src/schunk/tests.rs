@@ -169,6 +169,54 @@ fn slices_fixed_and_variable() {
     }
 }
 
+/// Slices of a frame-backed super-chunk of chunks of varying sizes: the chunks are measured only
+/// up to the slice's end, and an unreadable chunk stops the slices that lie past it.
+#[test]
+fn slices_of_a_frame_with_variable_chunks() {
+    let data = ramp(22000, 3);
+    let mut s = Schunk::new(params(4), DParams::default());
+    let mut pos = 0;
+    for n in [4000, 2000, 8000, 4000, 4000] {
+        s.append_buffer(&data[pos..pos + n]).unwrap();
+        pos += n;
+    }
+    let bytes = s.to_cframe().unwrap();
+    let mut f = Schunk::from_frame(
+        crate::frame::Frame::from_bytes(bytes.clone()).unwrap(),
+        DParams::default(),
+    );
+    assert_eq!(f.chunksize(), 0);
+    let mut out = vec![0u8; 22000];
+    for (a, b) in [(0, 5500), (0, 1), (999, 1001), (1499, 3501), (5499, 5500)] {
+        f.get_slice(a, b, &mut out).unwrap();
+        assert_eq!(
+            &out[..(b - a) as usize * 4],
+            &data[a as usize * 4..b as usize * 4]
+        );
+    }
+    assert_eq!(f.slice_nchunks(1500, 4100).unwrap(), vec![2, 3]);
+    let mut sp = [0u8; 8];
+    f.get_sparse_with(&DParams::default(), &[5499, 2], &mut sp)
+        .unwrap();
+    assert_eq!(&sp[..4], &data[5499 * 4..5500 * 4]);
+    assert_eq!(&sp[4..], &data[8..12]);
+
+    // chunk 2 made unreadable (its cbytes beyond the frame): the slices in chunks 0-1 still
+    // decode, the ones past it fail
+    let fr = f.frame().unwrap();
+    let at = fr.header_len() as usize + fr.offsets().unwrap()[2] as usize + 12; // its cbytes
+    let mut bad = bytes.clone();
+    bad[at..at + 4].copy_from_slice(&i32::MAX.to_le_bytes());
+    let mut g = Schunk::from_frame(
+        crate::frame::Frame::from_bytes(bad).unwrap(),
+        DParams::default(),
+    );
+    g.get_slice(0, 1500, &mut out).unwrap();
+    assert_eq!(&out[..6000], &data[..6000]);
+    assert!(g.get_slice(1499, 1600, &mut out).is_err());
+    assert!(g.get_slice(5000, 5100, &mut out).is_err());
+}
+
 #[test]
 fn fill_special() {
     let mut s = Schunk::new(params(4), DParams::default());

@@ -517,13 +517,28 @@ fn run_postfilter(
 }
 
 /// Fill `dest` with `pat` repeated, as if `dest` started at byte `start` of the repetition.
+///
+/// One pattern is written byte by byte, then the run is copied onto itself, doubling up to
+/// 64 KiB pieces (whole patterns, so the phase holds): memcpy speed, where a division per byte
+/// made value chunks decode at ~1 GB/s.
 fn fill_pattern(dest: &mut [u8], pat: &[u8], start: usize) {
-    if pat.is_empty() {
+    const PIECE: usize = 1 << 16;
+    let n = pat.len();
+    let len = dest.len();
+    if n == 0 || len == 0 {
         return;
     }
-    let n = pat.len();
-    for (i, d) in dest.iter_mut().enumerate() {
+    let head = n.min(len);
+    for (i, d) in dest[..head].iter_mut().enumerate() {
         *d = pat[(start + i) % n];
+    }
+    let piece = (PIECE / n * n).max(n);
+    // `filled` stays a whole number of patterns until the last, partial copy
+    let mut filled = head;
+    while filled < len {
+        let take = filled.min(piece).min(len - filled);
+        dest.copy_within(0..take, filled);
+        filled += take;
     }
 }
 
@@ -1013,6 +1028,21 @@ mod tests {
     use super::*;
     use crate::chunk::{compress, vlcompress};
     use crate::params::CParams;
+
+    #[test]
+    fn fill_pattern_equals_the_bytewise_repetition() {
+        for n in [1usize, 2, 3, 4, 7, 8, 16, 100, 4096, 65_537] {
+            let pat: Vec<u8> = (0..n).map(|i| (i * 31 + 7) as u8).collect();
+            for len in [0usize, 1, n - 1, n, n + 1, 3 * n + 2, 70_001, 200_000] {
+                for start in [0, 1, n / 2, n + 3] {
+                    let mut got = vec![0xEEu8; len];
+                    fill_pattern(&mut got, &pat, start);
+                    let want: Vec<u8> = (0..len).map(|i| pat[(start + i) % n]).collect();
+                    assert!(got == want, "pattern {n}, length {len}, start {start}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn special_chunks_filled_whole_or_by_blocks_alike() {

@@ -518,14 +518,27 @@ fn run_postfilter(
 
 /// Fill `dest` with `pat` repeated, as if `dest` started at byte `start` of the repetition.
 ///
-/// One pattern is written byte by byte, then the run is copied onto itself, doubling up to
-/// 64 KiB pieces (whole patterns, so the phase holds): memcpy speed, where a division per byte
-/// made value chunks decode at ~1 GB/s.
+/// Patterns that divide 64 bytes are stored a 64-byte line at a time; others are written once
+/// byte by byte, then the run is copied onto itself, doubling up to 64 KiB pieces (whole
+/// patterns, so the phase holds). A division per byte made value chunks decode at 0.6 GB/s.
 fn fill_pattern(dest: &mut [u8], pat: &[u8], start: usize) {
     const PIECE: usize = 1 << 16;
     let n = pat.len();
     let len = dest.len();
     if n == 0 || len == 0 {
+        return;
+    }
+    if 64 % n == 0 {
+        // the usual item sizes: 64-byte stores of one line of patterns (write-only, as fast
+        // as C-Blosc2's per-item copies)
+        let line: [u8; 64] = std::array::from_fn(|i| pat[(start + i) % n]);
+        let mut lines = dest.chunks_exact_mut(64);
+        for l in &mut lines {
+            l.copy_from_slice(&line);
+        }
+        let rest = lines.into_remainder();
+        let k = rest.len();
+        rest.copy_from_slice(&line[..k]);
         return;
     }
     let head = n.min(len);
@@ -1031,7 +1044,7 @@ mod tests {
 
     #[test]
     fn fill_pattern_equals_the_bytewise_repetition() {
-        for n in [1usize, 2, 3, 4, 7, 8, 16, 100, 4096, 65_537] {
+        for n in [1usize, 2, 3, 4, 7, 8, 12, 16, 32, 64, 100, 4096, 65_537] {
             let pat: Vec<u8> = (0..n).map(|i| (i * 31 + 7) as u8).collect();
             for len in [0usize, 1, n - 1, n, n + 1, 3 * n + 2, 70_001, 200_000] {
                 for start in [0, 1, n / 2, n + 3] {

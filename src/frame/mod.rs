@@ -1821,6 +1821,13 @@ impl Frame {
         Ok(n as usize)
     }
 
+    /// The raw offset of chunk `n` (negative: a special value): chunks with the same offset
+    /// are the same bytes.
+    pub fn chunk_offset(&self, n: i64) -> Result<i64> {
+        let i = self.check_index(n, Error::InvalidParam)?;
+        Ok(self.offsets[i])
+    }
+
     /// Uncompressed size of the special chunk `n` (FRAME.md §5).
     fn special_nbytes(&self, n: usize) -> Result<i64> {
         if self.chunksize <= 0 {

@@ -11,22 +11,21 @@ use crate::params::{CParams, DParams};
 enum Layout {
     /// Every chunk but the last has `chunksize` bytes.
     Fixed(i64),
-    /// Start offset of each chunk, and its size.
-    Var(Vec<(i64, i64)>),
+    /// Start offset, size and number of each chunk that holds bytes (empty chunks are left
+    /// out: they hold no position).
+    Var(Vec<(i64, i64, usize)>),
 }
 
 impl Layout {
-    /// The chunk holding byte `pos` (which must be below the total size) and its start.
+    /// The chunk holding byte `pos` and its start (for a damaged super-chunk whose chunks end
+    /// before `pos`: the last one, which the callers find too short).
     fn locate(&self, pos: i64) -> (usize, i64) {
         match self {
             Layout::Fixed(c) => ((pos / c) as usize, pos / c * c),
             Layout::Var(v) if v.is_empty() => (0, 0),
             Layout::Var(v) => {
-                let mut i = v.partition_point(|&(s, _)| s <= pos).saturating_sub(1);
-                while i > 0 && v[i].0 + v[i].1 <= pos {
-                    i -= 1;
-                }
-                (i, v[i].0)
+                let i = v.partition_point(|&(s, _, _)| s <= pos).saturating_sub(1);
+                (v[i].2, v[i].0)
             }
         }
     }
@@ -47,22 +46,37 @@ impl Schunk {
         let mut pos = 0i64;
         match &self.store {
             Store::Memory(chunks) => {
-                for c in chunks {
+                for (n, c) in chunks.iter().enumerate() {
                     if pos >= upto {
                         break;
                     }
-                    v.push((pos, c.nbytes as i64));
-                    pos += c.nbytes as i64;
+                    if c.nbytes > 0 {
+                        v.push((pos, c.nbytes as i64, n));
+                        pos += c.nbytes as i64;
+                    }
                 }
             }
-            Store::Frame(_) => {
+            Store::Frame(f) => {
+                // chunks stored once and referenced many times (the same offset) are measured
+                // once
+                let mut last: Option<(i64, i64)> = None;
                 for n in 0..self.nchunks() {
                     if pos >= upto {
                         break;
                     }
-                    let nb = self.chunk_nbytes(n)? as i64;
-                    v.push((pos, nb));
-                    pos += nb;
+                    let off = f.chunk_offset(n)?;
+                    let nb = match last {
+                        Some((o, nb)) if o == off => nb,
+                        _ => {
+                            let nb = self.chunk_nbytes(n)? as i64;
+                            last = Some((off, nb));
+                            nb
+                        }
+                    };
+                    if nb > 0 {
+                        v.push((pos, nb, n as usize));
+                        pos += nb;
+                    }
                 }
             }
         }

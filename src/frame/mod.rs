@@ -1823,6 +1823,26 @@ impl Frame {
 
     /// The raw offset of chunk `n` (negative: a special value): chunks with the same offset
     /// are the same bytes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::{chunk, CParams};
+    /// #
+    /// # let cparams = CParams { typesize: 1, ..CParams::default() };
+    /// # let params = FrameParams::from_cparams(&cparams, 1);
+    /// # let mut buf = vec![0u8; 1000 + chunk::header::MAX_OVERHEAD];
+    /// # let n = chunk::compress(&cparams, &[7u8; 1000], &mut buf).unwrap();
+    /// # buf.truncate(n);
+    /// let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// frame.append_chunk(&buf).unwrap();
+    /// frame.append_chunk(&buf).unwrap();
+    /// assert_eq!(frame.chunk_offset(0).unwrap(), 0);
+    /// assert_eq!(frame.chunk_offset(1).unwrap(), buf.len() as i64);
+    /// assert!(frame.chunk_offset(2).is_err());
+    /// ```
     pub fn chunk_offset(&self, n: i64) -> Result<i64> {
         let i = self.check_index(n, Error::InvalidParam)?;
         Ok(self.offsets[i])

@@ -1084,7 +1084,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
                 s == old || (s >= 0 && s < old && cs > 0 && s % cs == 0 && delta % cs == 0)
             } else {
                 s >= 0
-                    && s + delta <= old
+                    && s.checked_add(delta).is_some_and(|e| e <= old)
                     && (s + delta == old || (cs > 0 && s % cs == 0 && delta % cs == 0))
             };
             if !ok {

@@ -125,7 +125,7 @@ pub fn chunk_roundtrip(inp: &RoundtripInput) {
         t if t <= 8 => t as i32,
         t => 1 << (t - 8),
     };
-    let blocksize = if inp.blocksize % 3 == 0 {
+    let blocksize = if inp.blocksize.is_multiple_of(3) {
         0
     } else {
         (inp.blocksize % (1 << 17)) as i32

@@ -4,6 +4,7 @@
 
 use super::header::{self, FixedHeader, HEADER_MINLEN};
 use super::io::{IoHandle, OpenMode};
+use super::offsets::{reserve_table, Offsets};
 use super::trailer::{self, TRAILER_MINLEN};
 use super::{index, sframe, Frame, MemBuf, OffsetsChunk, Storage};
 use crate::chunk::header::EXTENDED_HEADER_LENGTH;
@@ -154,7 +155,7 @@ struct Parsed {
     fixed: FixedHeader,
     metalayers: Vec<super::Metalayer>,
     vlmetalayers: Vec<super::Metalayer>,
-    offsets: Vec<i64>,
+    offsets: Offsets,
     off_len: u64,
     trailer_len: u64,
 }
@@ -203,7 +204,7 @@ fn parse(b: &mut Bytes<'_>, sparse: bool, exact: bool) -> Result<Parsed> {
     let hbuf = read_vec(b, 0, hl)?;
     let metalayers = header::parse_metalayers(&hbuf)?;
 
-    let mut offsets = Vec::new();
+    let mut offsets = Offsets::new();
     let mut off_len = 0;
     let trailer_pos;
     if fixed.nbytes > 0 {
@@ -231,22 +232,13 @@ fn parse(b: &mut Bytes<'_>, sparse: bool, exact: bool) -> Result<Parsed> {
         }
         let nchunks = index::nchunks_of(fixed.nbytes, fixed.chunksize, Some(onb))?;
         let coff = read_vec(b, off_pos, ocb as u64)?;
-        offsets = index::decode(&coff, nchunks)?;
+        let max_offset = if sparse {
+            u32::MAX as i64
+        } else {
+            fixed.cbytes - EXTENDED_HEADER_LENGTH as i64
+        };
+        offsets = Offsets::from_chunk(coff, nchunks, max_offset)?;
         off_len = ocb as u64;
-        for (i, &o) in offsets.iter().enumerate() {
-            if o < 0 {
-                continue;
-            }
-            let bad = if sparse {
-                o > u32::MAX as i64
-            } else {
-                o > fixed.cbytes - EXTENDED_HEADER_LENGTH as i64
-            };
-            if bad {
-                crate::trace_error!("Offset for chunk {} is out of bounds", i);
-                return Err(Error::InvalidHeader);
-            }
-        }
     } else {
         trailer_pos = hl;
         if hl + trailer_len > frame_len {
@@ -320,7 +312,7 @@ impl Frame {
         let coff = match oc {
             _ if self.offsets.is_empty() => None,
             OffsetsChunk::Keep => None,
-            OffsetsChunk::Encode => Some(index::encode(&self.offsets)?),
+            OffsetsChunk::Encode => Some(index::encode(self.offsets.table_mut()?)?),
             OffsetsChunk::Given(c) => Some(c),
         };
         let off_len = match (&coff, self.offsets.is_empty()) {
@@ -444,26 +436,29 @@ impl Frame {
         f.vl_blocks = self.vl_blocks;
         let mut section = Vec::new();
         let mut placed: HashMap<i64, i64> = HashMap::new();
-        for (i, &o) in self.offsets.iter().enumerate() {
+        let mut table = reserve_table(self.offsets.len())?;
+        for i in 0..self.offsets.len() {
+            let o = self.offsets.get(i)?;
             if o < 0 {
-                f.offsets.push(o);
+                table.push(o);
                 continue;
             }
             if let Some(&at) = placed.get(&o) {
-                f.offsets.push(at);
+                table.push(at);
                 continue;
             }
             let c = self.get_chunk(i as i64)?;
             let at = section.len() as i64;
             section.extend_from_slice(&c);
             placed.insert(o, at);
-            f.offsets.push(at);
+            table.push(at);
         }
-        let coff = if f.offsets.is_empty() {
+        let coff = if table.is_empty() {
             Vec::new()
         } else {
-            index::encode_whole(&f.offsets)?
+            index::encode_whole(&table)?
         };
+        f.offsets = Offsets::from_table(table);
         f.build_memory(section, coff)?;
         Ok(f)
     }

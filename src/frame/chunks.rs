@@ -2,6 +2,7 @@
 //! with the chunk-size rules of FRAME.md §7 and C-Blosc2's layout of the chunks section.
 
 use super::io::OpenMode;
+use super::offsets::Offsets;
 use super::LockMode;
 use super::{cframe, check_new_chunk, index, sframe, Frame, NewChunk, OffsetsChunk, Storage};
 use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH};
@@ -180,7 +181,7 @@ impl Frame {
 
     /// Uncompressed size of logical chunk `i`.
     fn chunk_nbytes(&self, i: usize) -> Result<i64> {
-        if self.offsets[i] < 0 {
+        if self.offsets.get(i)? < 0 {
             return self.special_nbytes(i);
         }
         Ok(self.stored_sizes(i)?.0)
@@ -188,7 +189,7 @@ impl Frame {
 
     /// Uncompressed and compressed sizes of the stored logical chunk `i`, from its header only.
     fn stored_sizes(&self, i: usize) -> Result<(i64, i64)> {
-        let off = self.offsets[i];
+        let off = self.offsets.get(i)?;
         let mut h = [0u8; EXTENDED_HEADER_LENGTH];
         match &self.storage {
             Storage::Memory(v) => {
@@ -240,9 +241,10 @@ impl Frame {
             return Ok(());
         }
         for i in 0..self.offsets.len() {
-            if self.offsets[i] < 0 {
+            if self.offsets.get(i)? < 0 {
                 let c = self.special_chunk(i)?;
-                self.offsets[i] = self.store_chunk(&c)?;
+                let at = self.store_chunk(&c)?;
+                self.offsets.table_mut()?[i] = at;
             }
         }
         self.chunksize = 0;
@@ -254,7 +256,7 @@ impl Frame {
     fn store_chunk(&mut self, bytes: &[u8]) -> Result<i64> {
         let off = match &mut self.storage {
             Storage::Dir { path, io } => {
-                let n = sframe::next_number(&self.offsets)?;
+                let n = sframe::next_number(self.offsets.table_mut()?)?;
                 sframe::write_chunk(path, io.as_ref(), n, bytes)?;
                 n
             }
@@ -283,24 +285,20 @@ impl Frame {
     }
 
     /// Whether logical chunk `i` is the only one referencing its stored bytes.
-    fn sole_owner(&self, i: usize) -> bool {
-        let off = self.offsets[i];
-        off >= 0
-            && !self
-                .offsets
-                .iter()
-                .enumerate()
-                .any(|(j, &o)| j != i && o == off)
+    fn sole_owner(&mut self, i: usize) -> Result<bool> {
+        let t = self.offsets.table_mut()?;
+        let off = t[i];
+        Ok(off >= 0 && !t.iter().enumerate().any(|(j, &o)| j != i && o == off))
     }
 
     /// Delete the chunk file of logical chunk `i` of a sparse frame, unless another logical
     /// chunk shares it.
     fn remove_chunk_file(&mut self, i: usize) -> Result<()> {
-        if !self.sole_owner(i) {
+        if !self.sole_owner(i)? {
             return Ok(());
         }
+        let off = self.offsets.get(i)?;
         if let Storage::Dir { path, io } = &self.storage {
-            let off = self.offsets[i];
             let len = sframe::chunk_file_len(path, io.as_ref(), off)?;
             sframe::remove_chunk(path, off)?;
             self.cbytes = (self.cbytes - len as i64).max(0);
@@ -312,13 +310,18 @@ impl Frame {
     /// (or drop them for `None`), moving the rest of the chunks section, as C-Blosc2 does.
     /// Returns false (doing nothing) when the old bytes cannot be replaced in place.
     fn replace_in_place(&mut self, i: usize, new: Option<&[u8]>) -> Result<bool> {
-        if !self.sole_owner(i) {
+        if !self.sole_owner(i)? {
             return Ok(false);
         }
-        let off = self.offsets[i];
+        let off = self.offsets.get(i)?;
         let old_len = self.stored_sizes(i)?.1;
         let old_end = off + old_len;
-        if self.offsets.iter().any(|&o| o > off && o < old_end) {
+        if self
+            .offsets
+            .table_mut()?
+            .iter()
+            .any(|&o| o > off && o < old_end)
+        {
             // Something points inside these bytes: leave them alone.
             return Ok(false);
         }
@@ -333,7 +336,7 @@ impl Frame {
                 b.write_at(hl + off as u64, c)?;
             }
         }
-        for o in self.offsets.iter_mut() {
+        for o in self.offsets.table_mut()?.iter_mut() {
             if *o > off {
                 *o += delta;
             }
@@ -427,7 +430,7 @@ impl Frame {
             }
         }
         let value = self.place(nc)?;
-        self.offsets.insert(n as usize, value);
+        self.offsets.table_mut()?.insert(n as usize, value);
         self.nbytes += nc.nbytes;
         self.write_tail(OffsetsChunk::Encode)?;
         Ok(self.nchunks())
@@ -463,7 +466,7 @@ impl Frame {
                 self.chunksize = nc.nbytes as i32;
             }
         }
-        let old = self.offsets[i];
+        let old = self.offsets.get(i)?;
         let special = nc
             .special
             .filter(|_| self.chunksize > 0)
@@ -480,7 +483,7 @@ impl Frame {
                 _ => {
                     self.remove_chunk_file(i)?;
                     // The slot must not count as "in use" when a new file number is chosen.
-                    self.offsets[i] = -1;
+                    self.offsets.table_mut()?[i] = -1;
                     match special {
                         Some(code) => code,
                         None => self.store_chunk(nc.bytes)?,
@@ -503,7 +506,7 @@ impl Frame {
                 }
             }
         };
-        self.offsets[i] = value;
+        self.offsets.table_mut()?[i] = value;
         self.nbytes += nc.nbytes - old_nbytes;
         self.write_tail(OffsetsChunk::Encode)?;
         Ok(self.nchunks())
@@ -518,7 +521,7 @@ impl Frame {
         if self.is_sparse() {
             self.remove_chunk_file(i)?;
         }
-        self.offsets.remove(i);
+        self.offsets.table_mut()?.remove(i);
         self.nbytes -= old_nbytes;
         if self.offsets.is_empty() {
             self.nbytes = 0;
@@ -527,7 +530,7 @@ impl Frame {
         if self.offsets.is_empty() {
             self.write_tail(OffsetsChunk::Encode)?;
         } else {
-            let coff = index::encode_after_delete(&self.offsets)?;
+            let coff = index::encode_after_delete(self.offsets.table_mut()?)?;
             self.write_tail(OffsetsChunk::Given(coff))?;
         }
         Ok(self.nchunks())
@@ -556,7 +559,9 @@ impl Frame {
             // The short last chunk moves: sizes become variable.
             self.make_variable()?;
         }
-        self.offsets = order.iter().map(|&o| self.offsets[o as usize]).collect();
+        let t = self.offsets.table_mut()?;
+        let reordered = order.iter().map(|&o| t[o as usize]).collect();
+        *t = reordered;
         self.write_tail(OffsetsChunk::Encode)
     }
 
@@ -596,6 +601,7 @@ impl Frame {
             return Err(Error::FrameSpecial);
         }
         let coff = index::encode_repeated(code, nchunks)?;
+        let offsets = Offsets::from_chunk(coff.clone(), nchunks, 0)?;
         // The super-chunk blocksize becomes the one of a sample special chunk.
         let sample_params = CParams {
             blocksize: self.params.blocksize,
@@ -616,10 +622,10 @@ impl Frame {
         self.params.blocksize = blocksize;
         self.chunksize = chunk_nbytes as i32;
         self.nbytes = nbytes;
-        self.offsets = vec![code; nchunks as usize];
+        self.offsets = offsets;
         if let Err(e) = self.write_tail(OffsetsChunk::Given(coff)) {
             (self.params.blocksize, self.chunksize, self.nbytes) = old;
-            self.offsets.clear();
+            self.offsets = Offsets::new();
             return Err(e);
         }
         Ok(self.len())

@@ -268,6 +268,30 @@ pub fn sizes(coffsets: &[u8]) -> Result<(i32, i32)> {
 /// assert!(decode(&c, 4).is_err());
 /// ```
 pub fn decode(coffsets: &[u8], nchunks: i64) -> Result<Vec<i64>> {
+    let (count, blocksize) = check_count(coffsets, nchunks)?;
+    let expected = count * OFFSET_SIZE;
+    // A few hundred bytes can stand for a billion chunks (a special or a very compressible
+    // offsets chunk): the index is reserved fallibly and decoded a piece at a time, so it is
+    // not held twice.
+    let mut offsets = Vec::new();
+    offsets.try_reserve_exact(count).map_err(|_| {
+        crate::trace_error!("Cannot allocate the index of {} chunks", count);
+        Error::MemoryAlloc
+    })?;
+    let piece = piece_len(blocksize, expected);
+    let mut buf = crate::error::zeroed_vec(piece)?;
+    let mut start = 0;
+    while start < expected {
+        let len = piece.min(expected - start);
+        decode_range(coffsets, start, &mut buf[..len], &mut offsets)?;
+        start += len;
+    }
+    Ok(offsets)
+}
+
+/// Check that the offsets chunk `coffsets` indexes exactly `nchunks` chunks; returns that count
+/// and the chunk's blocksize.
+pub(super) fn check_count(coffsets: &[u8], nchunks: i64) -> Result<(usize, i32)> {
     let bad_count = || {
         crate::trace_error!(
             "The number of chunks in the offsets chunk does not match the frame header"
@@ -280,38 +304,34 @@ pub fn decode(coffsets: &[u8], nchunks: i64) -> Result<Vec<i64>> {
     if usize::try_from(nbytes).ok() != Some(expected) {
         return Err(bad_count());
     }
-    // A few hundred bytes can stand for a billion chunks (a special or a very compressible
-    // offsets chunk): the index is reserved fallibly and decoded a piece at a time, so it is
-    // not held twice.
-    let mut offsets = Vec::new();
-    offsets.try_reserve_exact(count).map_err(|_| {
-        crate::trace_error!("Cannot allocate the index of {} chunks", count);
-        Error::MemoryAlloc
-    })?;
-    let piece = piece_len(blocksize, expected);
-    let mut buf = crate::error::zeroed_vec(piece)?;
-    let dparams = DParams::default();
-    let mut start = 0;
-    while start < expected {
-        let len = piece.min(expected - start);
-        let n = getitem_bytes(&dparams, coffsets, start, len, &mut buf[..len])
-            .inspect_err(|_| crate::trace_error!("Cannot decompress the offsets chunk"))?;
-        if n != len {
-            return Err(Error::Data);
-        }
-        offsets.extend(buf[..len].chunks_exact(OFFSET_SIZE).map(|c| {
-            let mut v = [0u8; OFFSET_SIZE];
-            v.copy_from_slice(c);
-            i64::from_le_bytes(v)
-        }));
-        start += len;
+    Ok((count, blocksize))
+}
+
+/// Decode the bytes `start..start + buf.len()` of the offsets chunk (whole offsets) through
+/// `buf`, appending the offsets to `out`.
+pub(super) fn decode_range(
+    coffsets: &[u8],
+    start: usize,
+    buf: &mut [u8],
+    out: &mut Vec<i64>,
+) -> Result<()> {
+    let len = buf.len();
+    let n = getitem_bytes(&DParams::default(), coffsets, start, len, buf)
+        .inspect_err(|_| crate::trace_error!("Cannot decompress the offsets chunk"))?;
+    if n != len {
+        return Err(Error::Data);
     }
-    Ok(offsets)
+    out.extend(buf.chunks_exact(OFFSET_SIZE).map(|c| {
+        let mut v = [0u8; OFFSET_SIZE];
+        v.copy_from_slice(c);
+        i64::from_le_bytes(v)
+    }));
+    Ok(())
 }
 
 /// Bytes of the offsets chunk decoded at a time by [`decode`]: at least 1 MiB, a whole number of
 /// its blocks (so no block is decoded twice) and of offsets, and no more than `total`.
-fn piece_len(blocksize: i32, total: usize) -> usize {
+pub(super) fn piece_len(blocksize: i32, total: usize) -> usize {
     const MIN_PIECE: usize = 1 << 20;
     let bs = usize::try_from(blocksize).unwrap_or(0).max(1);
     let mut unit = bs;

@@ -14,9 +14,9 @@
 //! (plus their headers), and stores zero/NaN/uninit chunks as special offsets instead of bytes.
 //!
 //! Layout of the module: [`header`] (fixed header and metalayers), [`trailer`] (vlmetalayers,
-//! `trailer_len`), [`index`] (the offsets chunk), [`io`] and [`mmap`] (I/O back-ends),
-//! `cframe` (contiguous storage), `sframe` (directories), `chunks` (changing chunks) and
-//! `metalayers`.
+//! `trailer_len`), [`index`] (the offsets chunk), `offsets` (an open frame's chunk index, read
+//! lazily when large), [`io`] and [`mmap`] (I/O back-ends), `cframe` (contiguous storage),
+//! `sframe` (directories), `chunks` (changing chunks) and `metalayers`.
 
 pub mod header;
 pub mod index;
@@ -28,6 +28,7 @@ pub mod trailer;
 mod cframe;
 mod chunks;
 mod metalayers;
+mod offsets;
 mod sframe;
 
 pub use io::{Io, IoHandle, LockingStdIo, OpenMode, StdIo};
@@ -347,7 +348,7 @@ pub struct Frame {
     vl_blocks: bool,
     metalayers: Vec<Metalayer>,
     vlmetalayers: Vec<Metalayer>,
-    offsets: Vec<i64>,
+    offsets: offsets::Offsets,
     /// Length of the stored offsets chunk (0 without chunks).
     off_len: u64,
     trailer_len: u64,
@@ -424,7 +425,7 @@ impl Frame {
             vl_blocks: false,
             metalayers: Vec::new(),
             vlmetalayers: Vec::new(),
-            offsets: Vec::new(),
+            offsets: offsets::Offsets::new(),
             off_len: 0,
             trailer_len: 0,
             frame_len: 0,
@@ -767,26 +768,28 @@ impl Frame {
         // (FRAME.md §5), as C-Blosc2 serialises them; C-Blosc2 cannot open a frame that stores
         // them inline.
         let mut section = Vec::new();
+        let mut table = Vec::with_capacity(news.len());
         for nc in &news {
             let special = nc
                 .special
                 .filter(|_| f.chunksize > 0)
                 .and_then(index::special_offset);
             match special {
-                Some(o) => f.offsets.push(o),
+                Some(o) => table.push(o),
                 None => {
-                    f.offsets.push(section.len() as i64);
+                    table.push(section.len() as i64);
                     section.extend_from_slice(nc.bytes);
                 }
             }
             f.nbytes += nc.nbytes;
         }
         f.cbytes = section.len() as i64;
-        let coff = if f.offsets.is_empty() {
+        let coff = if table.is_empty() {
             Vec::new()
         } else {
-            index::encode_whole(&f.offsets)?
+            index::encode_whole(&table)?
         };
+        f.offsets = offsets::Offsets::from_table(table);
         f.build_memory(section, coff)?;
         Ok(f)
     }
@@ -1806,7 +1809,7 @@ impl Frame {
     /// assert_eq!(offsets[1] as usize, frame.get_chunk(0).unwrap().len());
     /// ```
     pub fn offsets(&self) -> Result<Vec<i64>> {
-        Ok(self.offsets.clone())
+        self.offsets.to_vec()
     }
 
     fn check_index(&self, n: i64, err: Error) -> Result<usize> {
@@ -1845,7 +1848,7 @@ impl Frame {
     /// ```
     pub fn chunk_offset(&self, n: i64) -> Result<i64> {
         let i = self.check_index(n, Error::InvalidParam)?;
-        Ok(self.offsets[i])
+        self.offsets.get(i)
     }
 
     /// Uncompressed size of the special chunk `n` (FRAME.md §5).
@@ -1864,7 +1867,7 @@ impl Frame {
 
     /// Build the chunk standing for the special offset of logical chunk `n`.
     fn special_chunk(&self, n: usize) -> Result<Vec<u8>> {
-        let off = self.offsets[n];
+        let off = self.offsets.get(n)?;
         let special = index::special_of_offset(off).ok_or_else(|| {
             crate::trace_error!("Special value not recognized: {:#x}", off);
             Error::Data
@@ -1922,7 +1925,7 @@ impl Frame {
     /// ```
     pub fn get_chunk(&self, n: i64) -> Result<Cow<'_, [u8]>> {
         let i = self.check_index(n, Error::InvalidParam)?;
-        let off = self.offsets[i];
+        let off = self.offsets.get(i)?;
         if off < 0 {
             return Ok(Cow::Owned(self.special_chunk(i)?));
         }

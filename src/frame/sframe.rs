@@ -3,6 +3,7 @@
 //! named after its chunk number in 8 upper-case hexadecimal digits.
 
 use super::io::{self, Io, OpenMode};
+use super::offsets::{reserve_table, Offsets};
 use super::{Frame, FrameParams, Location, OffsetsChunk};
 use crate::chunk::header::{Header, EXTENDED_HEADER_LENGTH};
 use crate::error::{Error, Result};
@@ -104,13 +105,15 @@ impl Frame {
         f.metalayers = self.metalayers.clone();
         f.vlmetalayers = self.vlmetalayers.clone();
         let mut placed: HashMap<i64, i64> = HashMap::new();
-        for (i, &o) in self.offsets.iter().enumerate() {
+        let mut table = reserve_table(self.offsets.len())?;
+        for i in 0..self.offsets.len() {
+            let o = self.offsets.get(i)?;
             if o < 0 {
-                f.offsets.push(o);
+                table.push(o);
                 continue;
             }
             if let Some(&n) = placed.get(&o) {
-                f.offsets.push(n);
+                table.push(n);
                 continue;
             }
             let c = self.get_chunk(i as i64)?;
@@ -118,8 +121,9 @@ impl Frame {
             write_chunk(&dir, io.as_ref(), n, &c)?;
             f.cbytes += c.len() as i64;
             placed.insert(o, n);
-            f.offsets.push(n);
+            table.push(n);
         }
+        f.offsets = Offsets::from_table(table);
         f.nbytes = self.nbytes;
         f.chunksize = self.chunksize;
         f.vl_blocks = self.vl_blocks;

@@ -1,0 +1,284 @@
+//! The chunk index of an open frame, read lazily.
+//!
+//! A frame header of a few hundred bytes can claim hundreds of millions of chunks (a run-of-value
+//! or very compressible offsets chunk), and a real frame can have that many. Like C-Blosc2, which
+//! reads one offset at a time from the compressed offsets chunk, a frame does not decode a large
+//! index when it is opened: it keeps the offsets chunk and decodes the piece holding an asked-for
+//! entry (the last piece is kept, so walking the chunks in order decodes each piece once). The
+//! whole table is decoded only when a change needs it. Small indexes (up to [`EAGER_BYTES`]) are
+//! decoded and checked at once, which keeps the errors of damaged small frames at open.
+
+use super::index::{self, OFFSET_SIZE};
+use crate::error::{Error, Result};
+use std::sync::Mutex;
+
+/// Indexes of at most this many bytes (128 Ki chunks) are decoded when a frame is opened.
+pub(super) const EAGER_BYTES: usize = 1 << 20;
+
+/// The offsets of a frame's chunks (negative values: special chunks), one per logical chunk.
+pub(super) struct Offsets {
+    repr: Repr,
+}
+
+enum Repr {
+    /// Decoded (a small index, or one that a change touched).
+    Table(Vec<i64>),
+    /// Still compressed, as stored in the frame.
+    Stored(Stored),
+}
+
+struct Stored {
+    /// The number of offsets.
+    len: usize,
+    coff: Vec<u8>,
+    /// Bytes decoded at a time (whole blocks and whole offsets).
+    piece: usize,
+    /// Largest valid stored offset (or chunk file number).
+    max_offset: i64,
+    /// The last piece decoded: its first entry and its offsets.
+    last: Mutex<Option<(usize, Vec<i64>)>>,
+}
+
+/// An empty table with room for `n` offsets, reserved fallibly (`n` may come from an untrusted
+/// header).
+pub(super) fn reserve_table(n: usize) -> Result<Vec<i64>> {
+    let mut t = Vec::new();
+    t.try_reserve_exact(n).map_err(|_| {
+        crate::trace_error!("Cannot allocate the index of {} chunks", n);
+        Error::MemoryAlloc
+    })?;
+    Ok(t)
+}
+
+/// Check the stored offset `o` of chunk `i` (special values pass).
+fn check(i: usize, o: i64, max_offset: i64) -> Result<i64> {
+    if o > max_offset {
+        crate::trace_error!("Offset for chunk {} is out of bounds", i);
+        return Err(Error::InvalidHeader);
+    }
+    Ok(o)
+}
+
+impl Offsets {
+    /// No chunks.
+    pub(super) fn new() -> Offsets {
+        Offsets::from_table(Vec::new())
+    }
+
+    /// A decoded table.
+    pub(super) fn from_table(table: Vec<i64>) -> Offsets {
+        Offsets {
+            repr: Repr::Table(table),
+        }
+    }
+
+    /// The index held by the offsets chunk `coff`, which must index exactly `nchunks` chunks,
+    /// each stored offset at most `max_offset`. Small indexes are decoded and checked now;
+    /// large ones when their entries are read (the first piece is decoded now, so a chunk that
+    /// cannot be decoded at all fails here).
+    pub(super) fn from_chunk(coff: Vec<u8>, nchunks: i64, max_offset: i64) -> Result<Offsets> {
+        let (len, blocksize) = index::check_count(&coff, nchunks)?;
+        let bytes = len * OFFSET_SIZE;
+        if bytes <= EAGER_BYTES {
+            let table = index::decode(&coff, nchunks)?;
+            for (i, &o) in table.iter().enumerate() {
+                check(i, o, max_offset)?;
+            }
+            return Ok(Offsets::from_table(table));
+        }
+        let offsets = Offsets {
+            repr: Repr::Stored(Stored {
+                len,
+                coff,
+                piece: index::piece_len(blocksize, bytes),
+                max_offset,
+                last: Mutex::new(None),
+            }),
+        };
+        offsets.get(0)?;
+        Ok(offsets)
+    }
+
+    /// The number of chunks.
+    pub(super) fn len(&self) -> usize {
+        match &self.repr {
+            Repr::Table(t) => t.len(),
+            Repr::Stored(s) => s.len,
+        }
+    }
+
+    /// Whether there are no chunks.
+    pub(super) fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The offset of chunk `i` (`i < len()`).
+    pub(super) fn get(&self, i: usize) -> Result<i64> {
+        match &self.repr {
+            Repr::Table(t) => t.get(i).copied().ok_or(Error::InvalidParam),
+            Repr::Stored(s) => {
+                if i >= s.len {
+                    return Err(Error::InvalidParam);
+                }
+                let mut last = s.last.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some((first, piece)) = last.as_ref() {
+                    if let Some(&o) = i.checked_sub(*first).and_then(|k| piece.get(k)) {
+                        return check(i, o, s.max_offset);
+                    }
+                }
+                let per_piece = s.piece / OFFSET_SIZE;
+                let first = i / per_piece * per_piece;
+                let n = per_piece.min(s.len - first);
+                let mut buf = crate::error::zeroed_vec(n * OFFSET_SIZE)?;
+                let mut piece = Vec::with_capacity(n);
+                index::decode_range(&s.coff, first * OFFSET_SIZE, &mut buf, &mut piece)?;
+                let o = piece[i - first];
+                *last = Some((first, piece));
+                check(i, o, s.max_offset)
+            }
+        }
+    }
+
+    /// All the offsets, decoded and checked.
+    pub(super) fn to_vec(&self) -> Result<Vec<i64>> {
+        match &self.repr {
+            Repr::Table(t) => Ok(t.clone()),
+            Repr::Stored(s) => {
+                let table = index::decode(&s.coff, s.len as i64)?;
+                for (i, &o) in table.iter().enumerate() {
+                    check(i, o, s.max_offset)?;
+                }
+                Ok(table)
+            }
+        }
+    }
+
+    /// The decoded table, for a change (decoding a stored index first).
+    pub(super) fn table_mut(&mut self) -> Result<&mut Vec<i64>> {
+        if let Repr::Stored(_) = self.repr {
+            self.repr = Repr::Table(self.to_vec()?);
+        }
+        match &mut self.repr {
+            Repr::Table(t) => Ok(t),
+            Repr::Stored(_) => unreachable!("decoded above"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chunk::header::Special;
+
+    #[test]
+    fn small_indexes_are_decoded_and_checked_at_once() {
+        let c = index::encode(&[0, 100, 200]).unwrap();
+        let o = Offsets::from_chunk(c.clone(), 3, 200).unwrap();
+        assert!(matches!(o.repr, Repr::Table(_)));
+        assert_eq!(o.to_vec().unwrap(), [0, 100, 200]);
+        assert_eq!(
+            Offsets::from_chunk(c.clone(), 3, 199).err(),
+            Some(Error::InvalidHeader)
+        );
+        assert_eq!(
+            Offsets::from_chunk(c, 4, 200).err(),
+            Some(Error::InvalidHeader)
+        );
+    }
+
+    #[test]
+    fn large_indexes_are_read_a_piece_at_a_time() {
+        // 300 000 offsets (2.4 MB): read lazily, three pieces
+        let want: Vec<i64> = (0..300_000i64).map(|i| i * 1000 + i % 7).collect();
+        let max = *want.last().unwrap();
+        let c = index::encode(&want).unwrap();
+        let mut o = Offsets::from_chunk(c.clone(), want.len() as i64, max).unwrap();
+        assert!(matches!(o.repr, Repr::Stored(_)));
+        assert_eq!(o.len(), want.len());
+        for i in (0..want.len())
+            .step_by(997)
+            .chain([want.len() - 1, 0, 150_000])
+        {
+            assert_eq!(o.get(i).unwrap(), want[i], "entry {i}");
+        }
+        assert_eq!(o.get(want.len()).err(), Some(Error::InvalidParam));
+        assert_eq!(o.to_vec().unwrap(), want);
+        o.table_mut().unwrap().push(5);
+        assert_eq!(o.len(), want.len() + 1);
+        assert_eq!(o.get(want.len()).unwrap(), 5);
+
+        // an entry out of bounds fails when it is read (and so does the whole table)
+        let o = Offsets::from_chunk(c, want.len() as i64, max - 1).unwrap();
+        assert_eq!(o.get(0).unwrap(), 0);
+        assert_eq!(o.get(want.len() - 1).err(), Some(Error::InvalidHeader));
+        assert_eq!(o.to_vec().err(), Some(Error::InvalidHeader));
+    }
+
+    #[test]
+    fn a_huge_run_of_special_offsets_costs_nothing_at_open() {
+        // 2^28 - 1 special offsets: 2 GiB decoded, a 40-byte chunk stored
+        let zero = index::special_offset(Special::Zero).unwrap();
+        let n = index::MAX_NCHUNKS - 1;
+        let c = index::encode_repeated(zero, n).unwrap();
+        let o = Offsets::from_chunk(c, n, 0).unwrap();
+        assert_eq!(o.len() as i64, n);
+        assert_eq!(o.get(n as usize - 1).unwrap(), zero);
+        assert_eq!(o.get(12_345_678).unwrap(), zero);
+    }
+
+    #[test]
+    fn a_frame_with_a_large_index_reads_and_changes() {
+        use crate::frame::{Frame, FrameParams};
+        use crate::{chunk, CParams, DParams};
+        // 150 000 chunks of one u64 each (1.2 MB of offsets: read lazily)
+        let n = 150_000u64;
+        let cparams = CParams {
+            typesize: 8,
+            ..CParams::default()
+        };
+        let params = FrameParams::from_cparams(&cparams, 1);
+        let chunk_of = |v: u64| {
+            let mut buf = vec![0u8; 8 + chunk::header::MAX_OVERHEAD];
+            let len = chunk::compress(&cparams, &v.to_le_bytes(), &mut buf).unwrap();
+            buf.truncate(len);
+            buf
+        };
+        let chunks: Vec<Vec<u8>> = (0..n).map(chunk_of).collect();
+        let refs: Vec<&[u8]> = chunks.iter().map(|c| c.as_slice()).collect();
+        let bytes = Frame::from_chunks(&params, &refs, &[], &[])
+            .unwrap()
+            .to_bytes()
+            .unwrap();
+        let value = |f: &Frame, i: u64| {
+            let mut out = [0u8; 8];
+            let c = f.get_chunk(i as i64).unwrap();
+            chunk::decompress(&DParams::default(), &c, &mut out, None).unwrap();
+            u64::from_le_bytes(out)
+        };
+        let mut f = Frame::from_bytes(bytes).unwrap();
+        assert!(matches!(f.offsets.repr, Repr::Stored(_)));
+        assert_eq!(f.nchunks(), n as i64);
+        for i in [0, 1, n / 2, n - 1, 7, 131_071, 131_072] {
+            assert_eq!(value(&f, i), i);
+        }
+        assert_eq!(f.offsets().unwrap().len(), n as usize);
+        // a change decodes the table, and the frame written back reads the same
+        f.update_chunk(3, &chunk_of(1_000_000)).unwrap();
+        assert!(matches!(f.offsets.repr, Repr::Table(_)));
+        f.delete_chunk(0).unwrap();
+        let g = Frame::from_bytes(f.to_bytes().unwrap()).unwrap();
+        assert_eq!(g.nchunks(), n as i64 - 1);
+        assert_eq!(value(&g, 2), 1_000_000);
+        assert_eq!(value(&g, 0), 1);
+        assert_eq!(value(&g, n - 2), n - 1);
+    }
+
+    #[test]
+    fn a_chunk_that_does_not_decode_fails_at_open() {
+        let want: Vec<i64> = (0..200_000i64).map(|i| i * 3).collect();
+        let mut c = index::encode(&want).unwrap();
+        let at = c.len() - 100;
+        c.truncate(at);
+        assert!(Offsets::from_chunk(c, want.len() as i64, i64::MAX).is_err());
+    }
+}

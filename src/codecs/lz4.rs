@@ -91,6 +91,15 @@ fn int_len(n: usize) -> Option<c_int> {
 }
 
 impl State {
+    /// The fast (dictionary) stream, created on first use; `None` when out of memory.
+    fn fast_stream(&mut self) -> Option<NonNull<c_void>> {
+        if self.fast.is_none() {
+            // SAFETY: plain allocation of a zeroed, aligned stream (freed in `drop`).
+            self.fast = NonNull::new(unsafe { LZ4_createStream() });
+        }
+        self.fast
+    }
+
     /// The HC stream, created on first use; `None` when out of memory.
     fn hc_stream(&mut self) -> Option<NonNull<c_void>> {
         if self.hc.is_none() {
@@ -155,13 +164,9 @@ impl State {
                 }
             }
             (false, Some(dict)) => {
-                let Some(st) = self
-                    .fast
-                    .or_else(|| NonNull::new(unsafe { LZ4_createStream() }))
-                else {
+                let Some(st) = self.fast_stream() else {
                     return 0;
                 };
-                self.fast = Some(st);
                 // SAFETY: `st` is a live stream; dict, src and dst are valid for their lengths.
                 unsafe {
                     LZ4_loadDict(

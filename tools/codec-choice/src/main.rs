@@ -7,102 +7,9 @@ use std::time::Instant;
 const N: usize = 16 << 20;
 const BLOCK: usize = 128 << 10;
 
-fn sm64(s: &mut u64) -> u64 {
-    *s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *s;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-fn unit(s: &mut u64) -> f64 {
-    (sm64(s) >> 11) as f64 * (1.0 / 9_007_199_254_740_992.0)
-}
-
-/// The bench's datasets (../shared/bench/b2bench.c), with their typesizes.
-fn datasets() -> Vec<(&'static str, usize, Vec<u8>)> {
-    let mut seed = 42u64;
-    let ramp: Vec<u8> = (0..N / 4)
-        .flat_map(|i| (i as i32 + 1000).to_le_bytes())
-        .collect();
-    let smooth: Vec<u8> = (0..N / 8)
-        .flat_map(|i| {
-            let t = i as f64;
-            let tp = std::f64::consts::TAU;
-            (15.0
-                + 8.0 * (tp * t / 65536.0).sin()
-                + 0.5 * (tp * t / 977.0).sin()
-                + 1e-3 * (unit(&mut seed) - 0.5))
-                .to_le_bytes()
-        })
-        .collect();
-    let mut v = 1_700_000_000_000_000_000i64;
-    let tstamp: Vec<u8> = (0..N / 8)
-        .flat_map(|_| {
-            v += 1 + (sm64(&mut seed) & 0xff) as i64;
-            v.to_le_bytes()
-        })
-        .collect();
-    let random: Vec<u8> = (0..N / 8)
-        .flat_map(|_| sm64(&mut seed).to_le_bytes())
-        .collect();
-    let words = [
-        "the",
-        "of",
-        "and",
-        "to",
-        "in",
-        "a",
-        "is",
-        "that",
-        "for",
-        "it",
-        "data",
-        "value",
-        "array",
-        "chunk",
-        "block",
-        "sensor",
-        "station",
-        "temperature",
-        "pressure",
-        "compression",
-    ];
-    let mut text = Vec::with_capacity(N);
-    while text.len() < N {
-        let u = unit(&mut seed);
-        if u < 0.03 {
-            text.extend_from_slice((sm64(&mut seed) % 100_000).to_string().as_bytes());
-        } else {
-            text.extend_from_slice(words[(words.len() as f64 * u * u) as usize].as_bytes());
-        }
-        text.extend_from_slice(if sm64(&mut seed) % 10 == 0 {
-            b". "
-        } else {
-            b" "
-        });
-    }
-    text.truncate(N);
-    let mut k = 20_000i32;
-    let lowent: Vec<u8> = (0..N / 4)
-        .flat_map(|_| {
-            k += (sm64(&mut seed) % 9) as i32 - 4;
-            k = k.abs();
-            if k > 40_000 {
-                k = 80_000 - k;
-            }
-            (k as f32 * 0.25).to_le_bytes()
-        })
-        .collect();
-    vec![
-        ("int32_ramp", 4, ramp),
-        ("float64_smooth", 8, smooth),
-        ("int64_tstamp", 8, tstamp),
-        ("random_bytes", 1, random),
-        ("text", 1, text),
-        ("float32_lowent", 4, lowent),
-    ]
-}
+#[path = "../../../benches/common/datasets.rs"]
+mod datasets;
+use datasets::datasets;
 
 /// Blocks as b2rs hands them to a codec: shuffled by typesize.
 fn shuffled(typesize: usize, data: &[u8]) -> Vec<u8> {
@@ -270,8 +177,8 @@ fn main() {
     ];
     println!("dataset codec library clevel comp_GB/s decomp_GB/s ratio");
     let mut geo: Vec<(String, f64, f64, usize)> = Vec::new();
-    for (name, ts, data) in datasets() {
-        let data = shuffled(ts, &data);
+    for d in datasets(N) {
+        let (name, data) = (d.name, shuffled(d.typesize, &d.bytes));
         for &(codec, lib, c, d, levels) in &libs {
             for &cl in levels {
                 let (cs, ds, r) = measure(&data, cl, c, d);

@@ -1391,12 +1391,33 @@ pub fn schunk_from_frame(frame: &Frame) -> Result<Schunk> {
 /// ```
 pub fn schunk_to_cframe(sc: &Schunk) -> Result<Vec<u8>> {
     let params = FrameParams::from_cparams(sc.cparams(), sc.dparams().nthreads.max(1));
+    // The chunks of an array share one size: the frame that appending them makes is built at
+    // once (appending rewrites the offsets chunk every time).
+    let chunks = (0..sc.nchunks())
+        .map(|n| sc.get_chunk(n))
+        .collect::<Result<Vec<_>>>()?;
+    if let Some(first) = chunks.first() {
+        let chunksize = crate::chunk::Header::sizes(first)?.0;
+        let refs: Vec<&[u8]> = chunks.iter().map(|c| &**c).collect();
+        let conv = |v: &[crate::schunk::Metalayer]| -> Vec<crate::frame::Metalayer> {
+            v.iter()
+                .map(|m| crate::frame::Metalayer {
+                    name: m.name.clone(),
+                    content: m.content.clone(),
+                })
+                .collect()
+        };
+        let (metas, vlmetas) = (conv(sc.metalayers()), conv(sc.vlmetalayers()));
+        if let Ok(f) = Frame::from_fixed_chunks(&params, chunksize, &refs, &metas, &vlmetas) {
+            return f.into_bytes();
+        }
+    }
     let mut f = Frame::create(FrameLocation::Memory, &params, Arc::new(StdIo))?;
     for m in sc.metalayers() {
         f.add_metalayer(&m.name, &m.content)?;
     }
-    for n in 0..sc.nchunks() {
-        f.append_chunk(&sc.get_chunk(n)?)?;
+    for c in &chunks {
+        f.append_chunk(c)?;
     }
     for m in sc.vlmetalayers() {
         f.set_vlmetalayer(&m.name, &m.content)?;

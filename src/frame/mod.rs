@@ -764,15 +764,67 @@ impl Frame {
                 }
             }
         }
-        // Whole-chunk zeros/NaN/uninit chunks become special offsets when the chunk size is fixed
-        // (FRAME.md §5), as C-Blosc2 serialises them; C-Blosc2 cannot open a frame that stores
-        // them inline.
+        f.assemble(&news, index::encode_whole)?;
+        Ok(f)
+    }
+
+    /// The frame that appending `chunks` one by one to an empty in-memory frame with the chunk
+    /// size `chunksize` (> 0) and these metalayers, then adding the vlmetalayers, makes — built
+    /// at once instead of rewriting the offsets chunk after every chunk. Every chunk but the
+    /// last must hold `chunksize` bytes and the last at most that ([`Error::ChunkAppend`]).
+    pub(crate) fn from_fixed_chunks(
+        params: &FrameParams,
+        chunksize: i32,
+        chunks: &[&[u8]],
+        metalayers: &[Metalayer],
+        vlmetalayers: &[Metalayer],
+    ) -> Result<Frame> {
+        check_params(params)?;
+        header::check_metalayers(metalayers)?;
+        if chunksize <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        let mut f = Frame::empty(Storage::Memory(MemBuf::Owned(Vec::new())), params);
+        f.metalayers = metalayers.to_vec();
+        f.vlmetalayers = vlmetalayers.to_vec();
+        f.chunksize = chunksize;
+        let news = chunks
+            .iter()
+            .map(|c| check_new_chunk(c, Error::ChunkAppend))
+            .collect::<Result<Vec<_>>>()?;
+        // as `append_chunk` decides: the first chunk, unless special, sets the kind
+        f.vl_blocks = news.first().is_some_and(|nc| nc.special.is_none() && nc.vl);
+        let cs = chunksize as i64;
+        for (i, nc) in news.iter().enumerate() {
+            let fits = nc.nbytes == cs || (i + 1 == news.len() && nc.nbytes < cs);
+            if !fits || (nc.special.is_none() && nc.vl != f.vl_blocks) {
+                crate::trace_error!("Chunk {} does not fit a frame of chunk size {}", i, cs);
+                return Err(Error::ChunkAppend);
+            }
+        }
+        f.assemble(&news, index::encode)?;
+        Ok(f)
+    }
+
+    /// Lay out the checked chunks `news` of a new in-memory frame (chunk size and kind set)
+    /// and build it, its offsets chunk encoded by `encode`. Whole-chunk zeros/NaN/uninit chunks
+    /// become special offsets when the chunk size is fixed (FRAME.md §5), as C-Blosc2
+    /// serialises them; C-Blosc2 cannot open a frame that stores them inline.
+    fn assemble(
+        &mut self,
+        news: &[NewChunk<'_>],
+        encode: fn(&[i64]) -> Result<Vec<u8>>,
+    ) -> Result<()> {
+        if news.len() as i64 > index::MAX_NCHUNKS {
+            crate::trace_error!("Too many chunks for a frame");
+            return Err(Error::ChunkAppend);
+        }
         let mut section = Vec::new();
-        let mut table = Vec::with_capacity(news.len());
-        for nc in &news {
+        let mut table = offsets::reserve_table(news.len())?;
+        for nc in news {
             let special = nc
                 .special
-                .filter(|_| f.chunksize > 0)
+                .filter(|_| self.chunksize > 0)
                 .and_then(index::special_offset);
             match special {
                 Some(o) => table.push(o),
@@ -781,17 +833,16 @@ impl Frame {
                     section.extend_from_slice(nc.bytes);
                 }
             }
-            f.nbytes += nc.nbytes;
+            self.nbytes += nc.nbytes;
         }
-        f.cbytes = section.len() as i64;
+        self.cbytes = section.len() as i64;
         let coff = if table.is_empty() {
             Vec::new()
         } else {
-            index::encode_whole(&table)?
+            encode(&table)?
         };
-        f.offsets = offsets::Offsets::from_table(table);
-        f.build_memory(section, coff)?;
-        Ok(f)
+        self.offsets = offsets::Offsets::from_table(table);
+        self.build_memory(section, coff)
     }
 
     /// The whole frame serialised as a contiguous frame (cframe), whatever the location.

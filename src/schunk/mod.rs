@@ -784,25 +784,20 @@ impl Schunk {
                         })
                         .collect::<Vec<_>>()
                 };
+                let chunks: Vec<&[u8]> = v.iter().map(Stored::bytes).collect();
                 if self.chunksize > 0 {
                     // Keep the common chunk size in the header (a smaller last chunk does not
-                    // make it variable), as C-Blosc2 does.
-                    let io: Arc<dyn crate::frame::Io> = Arc::new(crate::frame::StdIo);
-                    let mut f =
-                        Frame::create(crate::frame::Location::Memory, &self.frame_params(), io)?;
-                    for m in &self.metalayers {
-                        f.add_metalayer(&m.name, &m.content)?;
-                    }
-                    f.set_chunksize(self.chunksize)?;
-                    for c in v {
-                        f.append_chunk(c.bytes())?;
-                    }
-                    for m in &self.vlmetalayers {
-                        f.set_vlmetalayer(&m.name, &m.content)?;
-                    }
+                    // make it variable), as C-Blosc2 does: the frame that appending the chunks
+                    // one by one makes, built at once.
+                    let f = Frame::from_fixed_chunks(
+                        &self.frame_params(),
+                        self.chunksize,
+                        &chunks,
+                        &conv(&self.metalayers),
+                        &conv(&self.vlmetalayers),
+                    )?;
                     return f.into_bytes();
                 }
-                let chunks: Vec<&[u8]> = v.iter().map(Stored::bytes).collect();
                 let f = Frame::from_chunks(
                     &self.frame_params(),
                     &chunks,

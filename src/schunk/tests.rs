@@ -483,3 +483,44 @@ fn b2nd_metalayer_reaches_the_parameters() {
     s.meta_update("b2nd", &meta2.serialize().unwrap()).unwrap();
     assert_eq!(s.nd_meta().unwrap().blockshape, vec![5, 2]);
 }
+
+/// `to_cframe` of an in-memory super-chunk of fixed chunk size builds at once the frame that
+/// appending its chunks one by one makes (byte for byte).
+#[test]
+fn cframe_of_fixed_chunks_equals_appending_them() {
+    use crate::chunk::header::Special;
+    use crate::frame::{io::StdIo, Location};
+    for (nchunks, last, zeros) in [(1, 4000, false), (5, 1000, true), (1000, 4000, true)] {
+        let mut s = Schunk::new(params(4), DParams::default());
+        s.meta_add("m", b"\x93\x01\x02\x03").unwrap();
+        for k in 0..nchunks {
+            let n = if k + 1 == nchunks { last } else { 4000 };
+            if zeros && k % 3 == 1 {
+                let mut c = vec![0u8; 64];
+                let p = params(4);
+                let len = crate::chunk::special::special_chunk(&p, Special::Zero, n, None, &mut c)
+                    .unwrap();
+                c.truncate(len);
+                s.append_chunk(c).unwrap();
+            } else {
+                s.append_buffer(&ramp(n, k as u32 + 7)).unwrap();
+            }
+        }
+        s.vlmeta_add("v", b"\xa3abc", &CParams::default()).unwrap();
+        assert_eq!(s.chunksize(), 4000);
+        let got = s.to_cframe().unwrap();
+
+        let mut f = Frame::create(Location::Memory, &s.frame_params(), Arc::new(StdIo)).unwrap();
+        f.add_metalayer("m", b"\x93\x01\x02\x03").unwrap();
+        f.set_chunksize(4000).unwrap();
+        for k in 0..nchunks {
+            f.append_chunk(&s.get_chunk(k).unwrap()).unwrap();
+        }
+        f.set_vlmetalayer("v", &s.vlmetalayers()[0].content)
+            .unwrap();
+        let want = f.into_bytes().unwrap();
+        assert!(got == want, "{nchunks} chunks: frames differ");
+        let back = Frame::from_bytes(got).unwrap();
+        assert_eq!(back.nchunks(), nchunks);
+    }
+}

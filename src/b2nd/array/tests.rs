@@ -385,3 +385,40 @@ fn b2nd_array_reads_decompress_only_needed_blocks() {
     got.sort();
     assert_eq!(got, vec![(2, 1), (2, 5)]);
 }
+
+/// `schunk_to_cframe` builds at once the frame that appending the array's chunks one by one
+/// makes (byte for byte), zero chunks and vlmetalayers included.
+#[test]
+fn cframe_equals_appending_the_chunks() {
+    let m = meta(&[37, 20], &[10, 8], &[5, 4]).with_dtype("|u1");
+    let data = pattern(37 * 20);
+    let mut a = Array::new(cparams(1), DParams::default(), &m, Fill::Buffer(&data)).unwrap();
+    // a chunk of zeros
+    a.set_slice_cbuffer(&[0u8; 80], &[10, 8], &[10, 8], &[20, 16])
+        .unwrap();
+    a.schunk_mut()
+        .vlmeta_add("v", b"\xa3abc", &CParams::default())
+        .unwrap();
+    let sc = a.schunk();
+    let got = schunk_to_cframe(sc).unwrap();
+
+    let params = FrameParams::from_cparams(sc.cparams(), sc.dparams().nthreads.max(1));
+    let mut f = Frame::create(FrameLocation::Memory, &params, Arc::new(StdIo)).unwrap();
+    for m in sc.metalayers() {
+        f.add_metalayer(&m.name, &m.content).unwrap();
+    }
+    for n in 0..sc.nchunks() {
+        f.append_chunk(&sc.get_chunk(n).unwrap()).unwrap();
+    }
+    for m in sc.vlmetalayers() {
+        f.set_vlmetalayer(&m.name, &m.content).unwrap();
+    }
+    assert!(got == f.into_bytes().unwrap(), "frames differ");
+    assert_eq!(Array::from_cframe(got).unwrap().to_vec().unwrap(), {
+        let mut d = data.clone();
+        for r in 10..20 {
+            d[r * 20 + 8..r * 20 + 16].fill(0);
+        }
+        d
+    });
+}

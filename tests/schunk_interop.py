@@ -5,6 +5,12 @@
 #   s{ci}_{kind}: 5000 zero items (fill_special, 5 chunks), chunk 2 updated with data
 # Kinds: cf = contiguous file (.b2frame), sf = sparse directory (.b2dir), mem = in-memory
 # contiguous frame serialised to a .cframe file, off = frame at offset 29 of a .host file.
+# Large index (python3 schunk_interop.py bigwrite|bigread DIR): BIG_NCHUNKS chunks of 4 int32
+# items, zeros but for the chunks BIG_SET (an offsets chunk of 1.6 MB, which b2rs reads
+# lazily); C-Blosc2 builds it fast only as a special fill then updates (appending rewrites
+# the whole index every time, and so does serialising an in-memory super-chunk):
+#   big_py.b2frame: written by Python; b2rs then updates chunk 150000 to BIG_NEW and deletes
+#   chunk 0, and bigread checks that; big_rs.b2frame: the same data written by b2rs.
 import sys, os
 import numpy as np
 import blosc2
@@ -108,5 +114,44 @@ def read(d):
     print("read", n, "cases")
 
 
+BIG_NCHUNKS = 200_000
+BIG_NEW = np.array([-1, -2, -3, -4], dtype="<i4")
+
+
+BIG_SET = [0, 1, 77_777, 131_072, 150_000, BIG_NCHUNKS - 1]
+
+
+def big_data():
+    d = np.zeros(BIG_NCHUNKS * 4, dtype="<i4")
+    for k in BIG_SET:
+        d[k * 4:k * 4 + 4] = (np.arange(k * 4, k * 4 + 4) * 7) % 1000 + 1
+    return d
+
+
+def bigwrite(d):
+    p = os.path.join(d, "big_py.b2frame")
+    blosc2.remove_urlpath(p)
+    s = blosc2.SChunk(chunksize=16, urlpath=p, contiguous=True,
+                      cparams=blosc2.CParams(codec=blosc2.Codec.BLOSCLZ, typesize=4))
+    s.fill_special(BIG_NCHUNKS * 4, blosc2.SpecialValue.ZERO)
+    data = big_data()
+    for k in BIG_SET:
+        s.update_data(k, data[k * 4:k * 4 + 4].tobytes(), copy=True)
+    assert s.nchunks == BIG_NCHUNKS
+
+
+def bigread(d):
+    want = big_data()
+    s = blosc2.open(os.path.join(d, "big_rs.b2frame"))
+    assert s.nchunks == BIG_NCHUNKS, s.nchunks
+    assert np.array_equal(np.frombuffer(s[:], dtype="<i4"), want), "big_rs"
+    s = blosc2.open(os.path.join(d, "big_py.b2frame"))
+    assert s.nchunks == BIG_NCHUNKS - 1, s.nchunks
+    want = want[4:].copy()
+    want[149_999 * 4:150_000 * 4] = BIG_NEW
+    assert np.array_equal(np.frombuffer(s[:], dtype="<i4"), want), "big_py changed by b2rs"
+    print("bigread ok")
+
+
 if __name__ == "__main__":
-    {"write": write, "read": read}[sys.argv[1]](sys.argv[2])
+    {"write": write, "read": read, "bigwrite": bigwrite, "bigread": bigread}[sys.argv[1]](sys.argv[2])

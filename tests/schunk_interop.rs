@@ -4,7 +4,9 @@
 //! an offset of a larger file; with metalayers, vlmetalayers, special (zero) chunks and the five
 //! codecs. Python writes and b2rs reads exactly, and b2rs writes the same set that Python reads
 //! exactly (`tests/schunk_interop.py` holds both Python sides and the case definitions).
-//! Python's frames are read both through the Rust API and through b2rs's C API.
+//! Python's frames are read both through the Rust API and through b2rs's C API. A frame of
+//! 200 000 chunks (an index b2rs reads lazily) goes both ways, and Python reads it back after
+//! b2rs changed it.
 
 mod common;
 
@@ -348,4 +350,76 @@ fn schunk_interop_b2rs_writes_python_reads() {
     // b2rs reads its own set too
     each_case(|ci, kind, case| check(&scratch.dir, ci, kind, case));
     run_python("read", &scratch.dir);
+}
+
+const BIG_NCHUNKS: i64 = 200_000;
+const BIG_NEW: [i64; 4] = [-1, -2, -3, -4];
+
+/// Chunks of the large frame that are not zeros (see schunk_interop.py).
+const BIG_SET: [i64; 6] = [0, 1, 77_777, 131_072, 150_000, BIG_NCHUNKS - 1];
+
+fn big_data() -> Vec<u8> {
+    i32s((0..BIG_NCHUNKS * 4).map(|i| {
+        if BIG_SET.contains(&(i / 4)) {
+            (i * 7) % 1000 + 1
+        } else {
+            0
+        }
+    }))
+}
+
+/// Every item of the super-chunk `s` (chunk by chunk).
+fn all_items(s: &mut Schunk) -> Vec<u8> {
+    let mut got = Vec::with_capacity(s.nbytes().max(0) as usize);
+    let mut buf = [0u8; 16];
+    for n in 0..s.nchunks() {
+        let len = s.decompress_chunk(n, &mut buf).unwrap();
+        got.extend_from_slice(&buf[..len]);
+    }
+    got
+}
+
+#[test]
+fn schunk_interop_large_index() {
+    if !python_blosc2() {
+        common::skip(
+            "schunk_interop_large_index",
+            "python3 -c 'import blosc2' fails: Python blosc2 (the reference) is not installed",
+        );
+        return;
+    }
+    let scratch = Scratch::new("schunk-interop", "big");
+    let dir = &scratch.dir;
+    run_python("bigwrite", dir);
+    let want = big_data();
+
+    // Python's frame, read (its index lazily), then changed in place
+    let py = dir.join("big_py.b2frame");
+    let mut s = Schunk::from_frame(Frame::open_path(&py, 0, io()).unwrap(), DParams::default());
+    assert_eq!(s.nchunks(), BIG_NCHUNKS);
+    assert!(all_items(&mut s) == want, "big_py: data differs");
+    let mut slice = vec![0u8; 64];
+    s.get_slice_with(&DParams::default(), 600_000, 600_016, &mut slice)
+        .unwrap();
+    assert!(slice == want[2_400_000..2_400_064], "big_py: slice differs");
+    let cp = CParams {
+        typesize: 4,
+        ..CParams::default()
+    };
+    s.update_chunk(150_000, compress(&cp, &i32s(BIG_NEW.into_iter())))
+        .unwrap();
+    s.delete_chunk(0).unwrap();
+    drop(s);
+    let mut s = Schunk::from_frame(Frame::open_path(&py, 0, io()).unwrap(), DParams::default());
+    let mut changed = want[16..].to_vec();
+    changed[149_999 * 16..150_000 * 16].copy_from_slice(&i32s(BIG_NEW.into_iter()));
+    assert!(all_items(&mut s) == changed, "big_py changed: data differs");
+
+    // the same data written by b2rs (in memory, serialised once)
+    let mut s = Schunk::new(cp, DParams::default());
+    for c in want.chunks(16) {
+        s.append_buffer(c).unwrap();
+    }
+    std::fs::write(dir.join("big_rs.b2frame"), s.to_cframe().unwrap()).unwrap();
+    run_python("bigread", dir);
 }

@@ -188,10 +188,17 @@ pub fn check_frame(frame: Frame, seed: u64) {
             }
         }
     }
-    // a slice across the first two chunks, in items
+    // a slice across two chunks anywhere, in items; with chunks of varying sizes, placing a
+    // slice walks every chunk before it (no index of starts exists), so in a frame of more
+    // than MAX_INDEXED_CHUNKS chunks the slice starts in the first MAX_NBYTES bytes
     let ts = sc.typesize().max(1) as i64;
     let total = sc.nbytes() / ts;
-    let start = (seed % (total.max(0) as u64 + 1)) as i64;
+    let reach = if sc.chunksize() <= 0 && sc.nchunks() > MAX_INDEXED_CHUNKS {
+        total.min(MAX_NBYTES as i64 / ts)
+    } else {
+        total
+    };
+    let start = (seed % (reach.max(0) as u64 + 1)) as i64;
     let stop = (start + (chunksize as i64 / ts) + 1).min(total);
     if stop >= start && ((stop - start) * ts) as usize <= MAX_NBYTES {
         let mut buf = vec![0u8; ((stop - start) * ts) as usize];

@@ -1902,6 +1902,17 @@ impl Frame {
         self.offsets.get(i)
     }
 
+    /// Call `f` with each chunk number and raw offset from chunk `first` on, in order, until
+    /// it returns `false` — cheaper than [`Frame::chunk_offset`] per chunk on a large index.
+    pub(crate) fn walk_offsets(
+        &self,
+        first: i64,
+        mut f: impl FnMut(i64, i64) -> Result<bool>,
+    ) -> Result<()> {
+        let first = usize::try_from(first).map_err(|_| Error::InvalidParam)?;
+        self.offsets.walk(first, |i, o| f(i as i64, o))
+    }
+
     /// Uncompressed size of the special chunk `n` (FRAME.md §5).
     fn special_nbytes(&self, n: usize) -> Result<i64> {
         if self.chunksize <= 0 {

@@ -139,6 +139,43 @@ impl Offsets {
         }
     }
 
+    /// Call `f` with each entry number and offset from entry `first` on, in order, until it
+    /// returns `false` (a stored index is decoded a piece at a time, without the cache).
+    pub(super) fn walk(
+        &self,
+        first: usize,
+        mut f: impl FnMut(usize, i64) -> Result<bool>,
+    ) -> Result<()> {
+        match &self.repr {
+            Repr::Table(t) => {
+                for (i, &o) in t.iter().enumerate().skip(first) {
+                    if !f(i, o)? {
+                        break;
+                    }
+                }
+            }
+            Repr::Stored(s) => {
+                let per_piece = s.piece / OFFSET_SIZE;
+                let mut buf = crate::error::zeroed_vec(per_piece.min(s.len) * OFFSET_SIZE)?;
+                let mut piece = Vec::with_capacity(per_piece.min(s.len));
+                let mut start = first / per_piece * per_piece;
+                while start < s.len {
+                    let n = per_piece.min(s.len - start);
+                    piece.clear();
+                    let bytes = &mut buf[..n * OFFSET_SIZE];
+                    index::decode_range(&s.coff, start * OFFSET_SIZE, bytes, &mut piece)?;
+                    for (k, &o) in piece.iter().enumerate().skip(first.saturating_sub(start)) {
+                        if !f(start + k, check(start + k, o, s.max_offset)?)? {
+                            return Ok(());
+                        }
+                    }
+                    start += n;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// All the offsets, decoded and checked.
     pub(super) fn to_vec(&self) -> Result<Vec<i64>> {
         match &self.repr {
@@ -202,6 +239,20 @@ mod tests {
             assert_eq!(o.get(i).unwrap(), want[i], "entry {i}");
         }
         assert_eq!(o.get(want.len()).err(), Some(Error::InvalidParam));
+        // walked from any entry, stopping when asked
+        for first in [0, 1, 131_071, 131_072, 299_999, 300_000] {
+            let mut seen = Vec::new();
+            o.walk(first, |i, v| {
+                seen.push((i, v));
+                Ok(i < 200_000)
+            })
+            .unwrap();
+            // up to entry 200 000 included, or the first one only after it
+            let end = if first <= 200_000 { 200_001 } else { first + 1 };
+            let want_seen: Vec<(usize, i64)> =
+                (first..end.min(want.len())).map(|i| (i, want[i])).collect();
+            assert_eq!(seen, want_seen, "from {first}");
+        }
         assert_eq!(o.to_vec().unwrap(), want);
         o.table_mut().unwrap().push(5);
         assert_eq!(o.len(), want.len() + 1);

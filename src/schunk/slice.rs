@@ -8,17 +8,18 @@ use crate::frame::LockMode;
 use crate::params::{CParams, DParams};
 
 /// Where each chunk starts (in uncompressed bytes).
-enum Layout {
+pub(super) enum Layout {
     /// Every chunk but the last has `chunksize` bytes.
     Fixed(i64),
-    /// Start offset, size and number of each chunk that holds bytes (empty chunks are left
-    /// out: they hold no position).
+    /// Start offset, size and number of each chunk that holds bytes of the range asked for
+    /// (empty chunks are left out: they hold no position).
     Var(Vec<(i64, i64, usize)>),
 }
 
 impl Layout {
-    /// The chunk holding byte `pos` and its start (for a damaged super-chunk whose chunks end
-    /// before `pos`: the last one, which the callers find too short).
+    /// The chunk holding byte `pos` (in the range of [`Schunk::layout`]) and its start (for a
+    /// damaged super-chunk whose chunks end before `pos`: the last one, or chunk 0 at 0, which
+    /// the callers find too short).
     fn locate(&self, pos: i64) -> (usize, i64) {
         match self {
             Layout::Fixed(c) => ((pos / c) as usize, pos / c * c),
@@ -32,13 +33,15 @@ impl Layout {
 }
 
 impl Schunk {
-    /// Where the chunks holding the bytes below `upto` start. With chunks of varying sizes
-    /// only the chunks up to the one holding byte `upto - 1` are measured: a slice near the
-    /// start of a frame of a million chunks reads a few chunk headers, not a million. A chunk
-    /// that cannot be read ends the walk with its error (the chunks after it have no known
-    /// place), instead of counting as empty and reading on (a damaged frame of a million
-    /// missing chunks took seconds).
-    fn layout(&self, upto: i64) -> Result<Layout> {
+    /// Where the chunks holding the bytes `from..upto` start. With chunks of varying sizes
+    /// only the chunks up to the one holding byte `upto - 1` are measured (a slice near the
+    /// start of a frame of a million chunks reads a few chunk headers, not a million), and
+    /// only those holding bytes of the range are kept (a slice near the end of a frame of
+    /// 2^28 chunks keeps a few places, not gigabytes of them). A chunk that cannot be read
+    /// ends the walk with its error (the chunks after it have no known place), instead of
+    /// counting as empty and reading on (a damaged frame of a million missing chunks took
+    /// seconds).
+    pub(super) fn layout(&self, from: i64, upto: i64) -> Result<Layout> {
         if self.chunksize > 0 {
             return Ok(Layout::Fixed(self.chunksize as i64));
         }
@@ -50,21 +53,21 @@ impl Schunk {
                     if pos >= upto {
                         break;
                     }
-                    if c.nbytes > 0 {
-                        v.push((pos, c.nbytes as i64, n));
-                        pos += c.nbytes as i64;
+                    let nb = c.nbytes as i64;
+                    if nb > 0 && pos + nb > from {
+                        v.push((pos, nb, n));
                     }
+                    pos += nb.max(0);
                 }
             }
             Store::Frame(f) => {
                 // chunks stored once and referenced many times (the same offset) are measured
                 // once
                 let mut last: Option<(i64, i64)> = None;
-                for n in 0..self.nchunks() {
+                f.walk_offsets(0, |n, off| {
                     if pos >= upto {
-                        break;
+                        return Ok(false);
                     }
-                    let off = f.chunk_offset(n)?;
                     let nb = match last {
                         Some((o, nb)) if o == off => nb,
                         _ => {
@@ -73,11 +76,12 @@ impl Schunk {
                             nb
                         }
                     };
-                    if nb > 0 {
+                    if nb > 0 && pos + nb > from {
                         v.push((pos, nb, n as usize));
-                        pos += nb;
                     }
-                }
+                    pos += nb.max(0);
+                    Ok(true)
+                })?;
             }
         }
         Ok(Layout::Var(v))
@@ -154,7 +158,7 @@ impl Schunk {
             crate::trace_error!("The buffer is too small for the slice");
             return Err(Error::InvalidParam);
         }
-        let layout = self.layout(bstop)?;
+        let layout = self.layout(bstart, bstop)?;
         let mut pos = bstart;
         let mut scratch = Vec::new();
         while pos < bstop {
@@ -288,7 +292,7 @@ impl Schunk {
             crate::trace_error!("The buffer is too small for the slice");
             return Err(Error::InvalidParam);
         }
-        let layout = self.layout(bstop)?;
+        let layout = self.layout(bstart, bstop)?;
         let mut pos = bstart;
         let mut scratch = Vec::new();
         while pos < bstop {
@@ -296,6 +300,10 @@ impl Schunk {
             let nb = self.chunk_nbytes(i as i64)? as i64;
             let off = pos - cstart;
             let len = (nb - off).min(bstop - pos);
+            if len <= 0 {
+                crate::trace_error!("Chunk {} ends before the slice position", i);
+                return Err(Error::InvalidParam);
+            }
             let s = &src[(pos - bstart) as usize..(pos - bstart + len) as usize];
             let new = if off == 0 && len == nb {
                 compress(i as i64, s)?
@@ -416,8 +424,9 @@ impl Schunk {
             crate::trace_error!("The buffer is too small for the coordinates");
             return Err(Error::InvalidParam);
         }
+        let from = coords.iter().min().map_or(0, |&c| c * ts);
         let upto = coords.iter().max().map_or(0, |&c| (c + 1) * ts);
-        let layout = self.layout(upto)?;
+        let layout = self.layout(from, upto)?;
         // Visit the coordinates chunk by chunk; decode a chunk whole when it serves several.
         let mut order: Vec<(usize, i64, usize)> = coords
             .iter()
@@ -476,7 +485,7 @@ impl Schunk {
         let Some((bstart, bstop)) = self.byte_range(start, stop)? else {
             return Ok(Vec::new());
         };
-        let layout = self.layout(bstop)?;
+        let layout = self.layout(bstart, bstop)?;
         let first = layout.locate(bstart).0 as i64;
         let last = layout.locate(bstop - 1).0 as i64;
         Ok((first..=last).collect())

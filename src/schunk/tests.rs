@@ -200,6 +200,23 @@ fn slices_of_a_frame_with_variable_chunks() {
         .unwrap();
     assert_eq!(&sp[..4], &data[5499 * 4..5500 * 4]);
     assert_eq!(&sp[4..], &data[8..12]);
+    // only the chunks holding bytes of the range keep a place
+    for (from, upto, want) in [
+        (0, 4, vec![0]),
+        (5000, 14001, vec![1, 2, 3]),
+        (21999, 22000, vec![4]),
+    ] {
+        match f.layout(from, upto).unwrap() {
+            super::slice::Layout::Var(v) => {
+                assert_eq!(
+                    v.iter().map(|e| e.2).collect::<Vec<_>>(),
+                    want,
+                    "{from}..{upto}"
+                );
+            }
+            super::slice::Layout::Fixed(_) => panic!("variable sizes"),
+        }
+    }
 
     // chunk 2 made unreadable (its cbytes beyond the frame): the slices in chunks 0-1 still
     // decode, the ones past it fail
@@ -215,6 +232,7 @@ fn slices_of_a_frame_with_variable_chunks() {
     assert_eq!(&out[..6000], &data[..6000]);
     assert!(g.get_slice(1499, 1600, &mut out).is_err());
     assert!(g.get_slice(5000, 5100, &mut out).is_err());
+    assert!(g.set_slice(5000, 5100, &out[..400]).is_err());
 }
 
 #[test]

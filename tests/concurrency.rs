@@ -152,6 +152,43 @@ fn shared_schunk_readers_frame() {
     readers(Arc::new(sc), all);
 }
 
+/// Readers of one frame whose index is read lazily (150 000 chunks: 1.2 MB of offsets, decoded a
+/// piece at a time into a cache the readers share), each walking the chunks from its own place.
+#[test]
+fn shared_schunk_readers_lazy_index() {
+    const N: u32 = 150_000;
+    let cp = CParams {
+        typesize: 4,
+        ..CParams::default()
+    };
+    let mut sc = Schunk::new(cp, DParams::default());
+    for i in 0..N {
+        sc.append_buffer(&i.to_le_bytes()).unwrap();
+    }
+    let frame = Frame::from_bytes(sc.to_cframe().unwrap()).unwrap();
+    let sc = Arc::new(Schunk::from_frame(frame, DParams::default()));
+    let handles: Vec<_> = (0..THREADS as u32)
+        .map(|t| {
+            let sc = Arc::clone(&sc);
+            thread::spawn(move || {
+                let mut out = [0u8; 4];
+                // strides that cross the pieces (128 Ki offsets) back and forth
+                let stride = [1, 7919, 65_537, 104_729, 131_071, 149_999][t as usize % 6];
+                let mut n = t * 9_973 % N;
+                for _ in 0..20_000 {
+                    let c = sc.get_chunk(n as i64).unwrap();
+                    b2rs::chunk::decompress(&DParams::default(), &c, &mut out, None).unwrap();
+                    assert_eq!(u32::from_le_bytes(out), n, "thread {t}: chunk {n}");
+                    n = (n + stride) % N;
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().expect("reader panicked");
+    }
+}
+
 /// A `parallel_for` inside a job of a `parallel_for` (a user callback that compresses with
 /// threads): with a pool of one thread, the caller and the pool thread could both wait in a
 /// nested call for a queued task that no thread was free to start (a deadlock found with loom,

@@ -268,7 +268,7 @@ pub fn sizes(coffsets: &[u8]) -> Result<(i32, i32)> {
 /// assert!(decode(&c, 4).is_err());
 /// ```
 pub fn decode(coffsets: &[u8], nchunks: i64) -> Result<Vec<i64>> {
-    let (count, blocksize) = check_count(coffsets, nchunks)?;
+    let (count, _) = check_count(coffsets, nchunks)?;
     let expected = count * OFFSET_SIZE;
     // A few hundred bytes can stand for a billion chunks (a special or a very compressible
     // offsets chunk): the index is reserved fallibly and decoded a piece at a time, so it is
@@ -278,7 +278,7 @@ pub fn decode(coffsets: &[u8], nchunks: i64) -> Result<Vec<i64>> {
         crate::trace_error!("Cannot allocate the index of {} chunks", count);
         Error::MemoryAlloc
     })?;
-    let piece = piece_len(blocksize, expected);
+    let piece = piece_of(coffsets, expected, DECODE_PIECE);
     let mut buf = crate::error::zeroed_vec(piece)?;
     let mut start = 0;
     while start < expected {
@@ -329,16 +329,30 @@ pub(super) fn decode_range(
     Ok(())
 }
 
-/// Bytes of the offsets chunk decoded at a time by [`decode`]: at least 1 MiB, a whole number of
-/// its blocks (so no block is decoded twice) and of offsets, and no more than `total`.
-pub(super) fn piece_len(blocksize: i32, total: usize) -> usize {
-    const MIN_PIECE: usize = 1 << 20;
+/// Bytes of the offsets chunk decoded at a time by [`decode`].
+const DECODE_PIECE: usize = 1 << 20;
+
+/// Bytes of an offsets chunk of `blocksize` to decode at a time: at least `min`, a whole number
+/// of its blocks (so no block is decoded twice) and of offsets, and no more than `total`.
+fn piece_len(blocksize: i32, total: usize, min: usize) -> usize {
     let bs = usize::try_from(blocksize).unwrap_or(0).max(1);
     let mut unit = bs;
     while unit % OFFSET_SIZE != 0 {
         unit += bs;
     }
-    MIN_PIECE.div_ceil(unit).saturating_mul(unit).min(total)
+    min.div_ceil(unit).saturating_mul(unit).min(total)
+}
+
+/// Bytes of the offsets chunk `coffsets` (`total` bytes of offsets) to decode at a time, at
+/// least `min`: whole blocks of a compressed chunk; any range of a special or memcpyed chunk
+/// costs only its length (whatever blocksize its header claims), so there `min`.
+pub(super) fn piece_of(coffsets: &[u8], total: usize, min: usize) -> usize {
+    let blocksize = match Header::parse_basic(coffsets) {
+        Ok(h) if h.special().is_some() || h.memcpyed() => OFFSET_SIZE as i32,
+        Ok(h) => h.blocksize,
+        Err(_) => 0,
+    };
+    piece_len(blocksize, total, min)
 }
 
 #[cfg(test)]
@@ -357,10 +371,19 @@ mod tests {
         assert!(decode(&c, -1).is_err());
         assert!(decode(&c, i64::MAX).is_err());
         // whole blocks and whole offsets, at least 1 MiB, at most the total
-        assert_eq!(piece_len(0, 10), 10);
-        assert_eq!(piece_len(12, usize::MAX), 43_691 * 24);
-        assert_eq!(piece_len(3 << 20, usize::MAX), 3 << 20);
-        assert_eq!(piece_len(-5, usize::MAX), 1 << 20);
+        assert_eq!(piece_len(0, 10, 1 << 20), 10);
+        assert_eq!(piece_len(12, usize::MAX, 1 << 20), 43_691 * 24);
+        assert_eq!(piece_len(3 << 20, usize::MAX, 1 << 20), 3 << 20);
+        assert_eq!(piece_len(-5, usize::MAX, 1 << 20), 1 << 20);
+        assert_eq!(piece_len(16 << 10, usize::MAX, 16 << 10), 16 << 10);
+        // a run of one value claiming one block of 2 GiB: pieces of 1 MiB all the same
+        let mut run = encode_repeated(5, MAX_NCHUNKS - 1).unwrap();
+        run[8..12].copy_from_slice(&(MAX_BUFFERSIZE - 8).to_le_bytes());
+        assert_eq!(piece_of(&run, usize::MAX, 1 << 20), 1 << 20);
+        assert_eq!(
+            piece_of(&c, usize::MAX, 1 << 20),
+            piece_len(16 << 10, usize::MAX, 1 << 20)
+        );
     }
 
     #[test]

@@ -15,6 +15,13 @@ use std::sync::Mutex;
 /// Indexes of at most this many bytes (128 Ki chunks) are decoded when a frame is opened.
 pub(super) const EAGER_BYTES: usize = 1 << 20;
 
+/// Least bytes of a stored index decoded into the cache at a time (one block of the offsets
+/// chunks C-Blosc2 writes after a change).
+const CACHE_PIECE: usize = 16 << 10;
+
+/// Least bytes of a stored index decoded at a time by a walk.
+const WALK_PIECE: usize = 1 << 20;
+
 /// The offsets of a frame's chunks (negative values: special chunks), one per logical chunk.
 pub(super) struct Offsets {
     repr: Repr,
@@ -31,7 +38,7 @@ struct Stored {
     /// The number of offsets.
     len: usize,
     coff: Vec<u8>,
-    /// Bytes decoded at a time (whole blocks and whole offsets).
+    /// Bytes decoded into the cache at a time (whole blocks and whole offsets).
     piece: usize,
     /// Largest valid stored offset (or chunk file number).
     max_offset: i64,
@@ -77,7 +84,7 @@ impl Offsets {
     /// large ones when their entries are read (the first piece is decoded now, so a chunk that
     /// cannot be decoded at all fails here).
     pub(super) fn from_chunk(coff: Vec<u8>, nchunks: i64, max_offset: i64) -> Result<Offsets> {
-        let (len, blocksize) = index::check_count(&coff, nchunks)?;
+        let (len, _) = index::check_count(&coff, nchunks)?;
         let bytes = len * OFFSET_SIZE;
         if bytes <= EAGER_BYTES {
             let table = index::decode(&coff, nchunks)?;
@@ -89,8 +96,8 @@ impl Offsets {
         let offsets = Offsets {
             repr: Repr::Stored(Stored {
                 len,
+                piece: index::piece_of(&coff, bytes, CACHE_PIECE),
                 coff,
-                piece: index::piece_len(blocksize, bytes),
                 max_offset,
                 last: Mutex::new(None),
             }),
@@ -155,7 +162,8 @@ impl Offsets {
                 }
             }
             Repr::Stored(s) => {
-                let per_piece = s.piece / OFFSET_SIZE;
+                let per_piece =
+                    index::piece_of(&s.coff, s.len * OFFSET_SIZE, WALK_PIECE) / OFFSET_SIZE;
                 let mut buf = crate::error::zeroed_vec(per_piece.min(s.len) * OFFSET_SIZE)?;
                 let mut piece = Vec::with_capacity(per_piece.min(s.len));
                 let mut start = first / per_piece * per_piece;
@@ -225,7 +233,7 @@ mod tests {
 
     #[test]
     fn large_indexes_are_read_a_piece_at_a_time() {
-        // 300 000 offsets (2.4 MB): read lazily, three pieces
+        // 300 000 offsets (2.4 MB): read lazily, a 16 KiB block at a time (walks: 1 MiB)
         let want: Vec<i64> = (0..300_000i64).map(|i| i * 1000 + i % 7).collect();
         let max = *want.last().unwrap();
         let c = index::encode(&want).unwrap();

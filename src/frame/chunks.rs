@@ -410,6 +410,8 @@ impl Frame {
             crate::trace_error!("Too many chunks for a frame");
             return Err(err);
         }
+        // A change needs the whole index: decoded now, before anything is written.
+        self.offsets.table_mut()?;
         self.check_kind(nc, err)?;
         let nchunks = self.nchunks();
         if self.chunksize < 0 || (nchunks == 0 && self.chunksize == 0) {
@@ -440,6 +442,8 @@ impl Frame {
     fn update_chunk_unlocked(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
         let nc = check_new_chunk(chunk, Error::ChunkUpdate)?;
         let i = self.check_index(n, Error::InvalidParam)?;
+        // A change needs the whole index: decoded now, before anything is written.
+        self.offsets.table_mut()?;
         let nchunks = self.offsets.len();
         if nchunks == 1 {
             self.vl_blocks = if nc.special.is_some() {
@@ -515,6 +519,8 @@ impl Frame {
     /// Delete logical chunk `n`; returns the new number of chunks.
     fn delete_chunk_unlocked(&mut self, n: i64) -> Result<i64> {
         let i = self.check_index(n, Error::InvalidParam)?;
+        // A change needs the whole index: decoded now, before anything is written.
+        self.offsets.table_mut()?;
         let old_nbytes = self.chunk_nbytes(i)?;
         // A sparse frame deletes the chunk file; a contiguous one leaves the bytes unreferenced
         // (as C-Blosc2 does).
@@ -538,6 +544,8 @@ impl Frame {
 
     /// Reorder the chunks: new chunk `i` is old chunk `order[i]` (a permutation).
     fn reorder_offsets_unlocked(&mut self, order: &[i64]) -> Result<()> {
+        // A change needs the whole index: decoded now, before anything is written.
+        self.offsets.table_mut()?;
         let n = self.offsets.len();
         let mut seen = vec![false; n];
         if order.len() != n {

@@ -314,7 +314,7 @@ mod tests {
             chunk::decompress(&DParams::default(), &c, &mut out, None).unwrap();
             u64::from_le_bytes(out)
         };
-        let mut f = Frame::from_bytes(bytes).unwrap();
+        let mut f = Frame::from_bytes(bytes.clone()).unwrap();
         assert!(matches!(f.offsets.repr, Repr::Stored(_)));
         assert_eq!(f.nchunks(), n as i64);
         for i in [0, 1, n / 2, n - 1, 7, 131_071, 131_072] {
@@ -330,6 +330,35 @@ mod tests {
         assert_eq!(value(&g, 2), 1_000_000);
         assert_eq!(value(&g, 0), 1);
         assert_eq!(value(&g, n - 2), n - 1);
+
+        // an offset out of bounds: found when read, and a change fails before writing anything
+        let mut table = Frame::from_bytes(bytes.clone()).unwrap().offsets().unwrap();
+        table[140_000] = i64::MAX / 2;
+        let (hl, cbytes) = (f.header_len() as usize, f.cbytes() as usize);
+        let mut d = Frame::from_chunks(&params, &refs[..1], &[], &[]).unwrap();
+        d.chunksize = 8;
+        d.nbytes = n as i64 * 8;
+        d.build_memory(
+            bytes[hl..hl + cbytes].to_vec(),
+            index::encode_whole(&table).unwrap(),
+        )
+        .unwrap();
+        let mut d = Frame::from_bytes(d.to_bytes().unwrap()).unwrap();
+        assert_eq!(d.nchunks(), n as i64);
+        assert_eq!(value(&d, 139_999), 139_999);
+        assert_eq!(d.get_chunk(140_000).err(), Some(Error::InvalidHeader));
+        let before = d.to_bytes().unwrap();
+        assert_eq!(
+            d.update_chunk(3, &chunk_of(7)).err(),
+            Some(Error::InvalidHeader)
+        );
+        assert_eq!(
+            d.append_chunk(&chunk_of(7)).err(),
+            Some(Error::InvalidHeader)
+        );
+        assert_eq!(d.delete_chunk(3).err(), Some(Error::InvalidHeader));
+        assert!(d.to_bytes().unwrap() == before, "the damaged frame changed");
+        assert_eq!((d.nchunks(), value(&d, 3)), (n as i64, 3));
     }
 
     #[test]

@@ -767,3 +767,33 @@ fn info_json_is_json() {
     let o = b2rs_ok(&["info", "--json", p(&s.path("z.b2frame"))]);
     assert!(o.stdout.contains("\"zeros\""), "{}", o.stdout);
 }
+
+/// `info` of a frame of 300 000 special chunks (its index read lazily) looks at the first
+/// 100 000 chunks one by one and says so, instead of listing every chunk.
+#[test]
+fn info_of_a_frame_of_many_chunks() {
+    use b2rs::chunk::header::Special;
+    use b2rs::frame::{Frame, FrameParams, Location, StdIo};
+    let s = Scratch::new("cli", "many-chunks");
+    let path = s.path("zeros.b2frame");
+    let loc = Location::File {
+        path: path.clone(),
+        offset: 0,
+    };
+    let mut f = Frame::create(loc, &FrameParams::default(), std::sync::Arc::new(StdIo)).unwrap();
+    f.fill_special(300_000, Special::Zero, 8).unwrap(); // typesize 8: one item a chunk
+    drop(f);
+    let out = b2rs_ok(&["info", "--json", p(&path)]);
+    let text = &out.stdout;
+    assert!(
+        text.contains("\"nchunks\": 300000"),
+        "{}",
+        &text[..text.len().min(2000)]
+    );
+    assert!(
+        text.contains("\"chunks_inspected\": 100000"),
+        "{}",
+        &text[..text.len().min(2000)]
+    );
+    assert_eq!(text.matches("\"kind\": \"zeros\"").count(), 100_000);
+}

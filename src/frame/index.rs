@@ -106,9 +106,10 @@ fn to_le_bytes(offsets: &[i64]) -> Result<Vec<u8>> {
         crate::trace_error!("Too many chunks for an offsets chunk");
         return Err(Error::MaxBufsizeExceeded);
     }
-    let mut src = Vec::with_capacity(offsets.len() * OFFSET_SIZE);
-    for o in offsets {
-        src.extend_from_slice(&o.to_le_bytes());
+    // fallible: an index of 2^28 chunks is 2 GiB
+    let mut src = crate::error::zeroed_vec(offsets.len() * OFFSET_SIZE)?;
+    for (d, o) in src.chunks_exact_mut(OFFSET_SIZE).zip(offsets) {
+        d.copy_from_slice(&o.to_le_bytes());
     }
     Ok(src)
 }
@@ -121,12 +122,14 @@ fn compress_with(params: &CParams, offsets: &[i64]) -> Result<Vec<u8>> {
 /// falls back to a memcpyed chunk only when the result does not fit there).
 fn compress_into(params: &CParams, offsets: &[i64], room: usize) -> Result<Vec<u8>> {
     let src = to_le_bytes(offsets)?;
-    let mut dst = vec![0u8; room.max(offsets.len()) * OFFSET_SIZE + EXTENDED_HEADER_LENGTH];
+    let mut dst =
+        crate::error::zeroed_vec(room.max(offsets.len()) * OFFSET_SIZE + EXTENDED_HEADER_LENGTH)?;
     let n = compress(params, &src, &mut dst)?;
     if n == 0 {
         return Err(Error::WriteBuffer);
     }
     dst.truncate(n);
+    dst.shrink_to_fit();
     Ok(dst)
 }
 
@@ -236,6 +239,7 @@ pub fn encode_repeated(value: i64, nchunks: i64) -> Result<Vec<u8>> {
         &mut dst,
     )?;
     dst.truncate(n);
+    dst.shrink_to_fit();
     Ok(dst)
 }
 

@@ -8,6 +8,7 @@
 #   3b. tools/fuzz.sh smoke         each fuzz target a few seconds (installs cargo-fuzz)
 #   3c. the C tests again under ASan+UBSan and valgrind (B2RS_SANITIZE, see tests/c_api.rs)
 #   3d. tools/loom.sh               the thread pool's synchronization model-checked with loom
+#   3e. cargo nextest run           the tests again in the dev profile (overflow checks on)
 #   4. git diff --exit-code -- include/   (generated headers committed and up to date)
 #   5. cargo clippy --all-targets -- -D warnings, RUSTDOCFLAGS="-D warnings" cargo doc --no-deps,
 #      tools/doc_coverage.sh --check (every public item outside src/capi has an example)
@@ -145,6 +146,12 @@ fi
 # --- 3d. the thread pool's hand-off and latch (src/chunk/pool_sync.rs) model-checked with loom
 # (tests/loom_pool.rs, built with --cfg loom in target/loom): data races, deadlocks, lost wake-ups
 step loom bash tools/loom.sh
+
+# --- 3e. the tests again in the dev profile: its overflow checks turn an integer overflow that a
+# release build wraps silently (sometimes into the right error by luck) into a failing test
+if cargo nextest --version >/dev/null 2>&1; then
+    step overflow cargo nextest run --no-fail-fast
+fi
 
 # --- 4. generated headers committed
 check_headers() {

@@ -1399,14 +1399,7 @@ pub fn schunk_to_cframe(sc: &Schunk) -> Result<Vec<u8>> {
     if let Some(first) = chunks.first() {
         let chunksize = crate::chunk::Header::sizes(first)?.0;
         let refs: Vec<&[u8]> = chunks.iter().map(|c| &**c).collect();
-        let conv = |v: &[crate::schunk::Metalayer]| -> Vec<crate::frame::Metalayer> {
-            v.iter()
-                .map(|m| crate::frame::Metalayer {
-                    name: m.name.clone(),
-                    content: m.content.clone(),
-                })
-                .collect()
-        };
+        let conv = crate::schunk::to_frame_metalayers;
         let (metas, vlmetas) = (conv(sc.metalayers()), conv(sc.vlmetalayers()));
         if let Ok(f) = Frame::from_fixed_chunks(&params, chunksize, &refs, &metas, &vlmetas) {
             return f.into_bytes();

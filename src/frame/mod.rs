@@ -741,15 +741,7 @@ impl Frame {
         metalayers: &[Metalayer],
         vlmetalayers: &[Metalayer],
     ) -> Result<Frame> {
-        check_params(params)?;
-        header::check_metalayers(metalayers)?;
-        let mut f = Frame::empty(Storage::Memory(MemBuf::Owned(Vec::new())), params);
-        f.metalayers = metalayers.to_vec();
-        f.vlmetalayers = vlmetalayers.to_vec();
-        let news = chunks
-            .iter()
-            .map(|c| check_new_chunk(c, Error::ChunkAppend))
-            .collect::<Result<Vec<_>>>()?;
+        let (mut f, news) = Frame::new_memory(params, chunks, metalayers, vlmetalayers)?;
         for (i, nc) in news.iter().enumerate() {
             if i == 0 {
                 f.chunksize = nc.nbytes as i32;
@@ -779,19 +771,11 @@ impl Frame {
         metalayers: &[Metalayer],
         vlmetalayers: &[Metalayer],
     ) -> Result<Frame> {
-        check_params(params)?;
-        header::check_metalayers(metalayers)?;
         if chunksize <= 0 {
             return Err(Error::InvalidParam);
         }
-        let mut f = Frame::empty(Storage::Memory(MemBuf::Owned(Vec::new())), params);
-        f.metalayers = metalayers.to_vec();
-        f.vlmetalayers = vlmetalayers.to_vec();
+        let (mut f, news) = Frame::new_memory(params, chunks, metalayers, vlmetalayers)?;
         f.chunksize = chunksize;
-        let news = chunks
-            .iter()
-            .map(|c| check_new_chunk(c, Error::ChunkAppend))
-            .collect::<Result<Vec<_>>>()?;
         // as `append_chunk` decides: the first chunk, unless special, sets the kind
         f.vl_blocks = news.first().is_some_and(|nc| nc.special.is_none() && nc.vl);
         let cs = chunksize as i64;
@@ -804,6 +788,26 @@ impl Frame {
         }
         f.assemble(&news, index::encode)?;
         Ok(f)
+    }
+
+    /// An empty in-memory frame with these parameters and metalayers (checked), and `chunks`
+    /// checked for it.
+    fn new_memory<'c>(
+        params: &FrameParams,
+        chunks: &[&'c [u8]],
+        metalayers: &[Metalayer],
+        vlmetalayers: &[Metalayer],
+    ) -> Result<(Frame, Vec<NewChunk<'c>>)> {
+        check_params(params)?;
+        header::check_metalayers(metalayers)?;
+        let mut f = Frame::empty(Storage::Memory(MemBuf::Owned(Vec::new())), params);
+        f.metalayers = metalayers.to_vec();
+        f.vlmetalayers = vlmetalayers.to_vec();
+        let news = chunks
+            .iter()
+            .map(|c| check_new_chunk(c, Error::ChunkAppend))
+            .collect::<Result<Vec<_>>>()?;
+        Ok((f, news))
     }
 
     /// Lay out the checked chunks `news` of a new in-memory frame (chunk size and kind set)

@@ -23,6 +23,16 @@ pub struct Metalayer {
     pub content: Vec<u8>,
 }
 
+/// The same metalayers as the frame layer holds them.
+pub(crate) fn to_frame_metalayers(v: &[Metalayer]) -> Vec<crate::frame::Metalayer> {
+    v.iter()
+        .map(|m| crate::frame::Metalayer {
+            name: m.name.clone(),
+            content: m.content.clone(),
+        })
+        .collect()
+}
+
 fn check_name(name: &str) -> Result<()> {
     if name.len() > METALAYER_NAME_MAXLEN {
         crate::trace_error!(

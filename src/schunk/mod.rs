@@ -16,6 +16,7 @@
 mod meta;
 mod slice;
 
+pub(crate) use meta::to_frame_metalayers;
 pub use meta::{Metalayer, MAX_METALAYERS, MAX_VLMETALAYERS, METALAYER_NAME_MAXLEN};
 
 use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE, MAX_OVERHEAD};
@@ -776,14 +777,7 @@ impl Schunk {
         match &self.store {
             Store::Frame(f) => f.to_bytes(),
             Store::Memory(v) => {
-                let conv = |v: &[Metalayer]| {
-                    v.iter()
-                        .map(|m| crate::frame::Metalayer {
-                            name: m.name.clone(),
-                            content: m.content.clone(),
-                        })
-                        .collect::<Vec<_>>()
-                };
+                let conv = to_frame_metalayers;
                 let chunks: Vec<&[u8]> = v.iter().map(Stored::bytes).collect();
                 if self.chunksize > 0 {
                     // Keep the common chunk size in the header (a smaller last chunk does not

@@ -272,7 +272,7 @@ pub fn sizes(coffsets: &[u8]) -> Result<(i32, i32)> {
 /// assert!(decode(&c, 4).is_err());
 /// ```
 pub fn decode(coffsets: &[u8], nchunks: i64) -> Result<Vec<i64>> {
-    let (count, _) = check_count(coffsets, nchunks)?;
+    let count = check_count(coffsets, nchunks)?;
     let expected = count * OFFSET_SIZE;
     // A few hundred bytes can stand for a billion chunks (a special or a very compressible
     // offsets chunk): the index is reserved fallibly and decoded a piece at a time, so it is
@@ -293,9 +293,8 @@ pub fn decode(coffsets: &[u8], nchunks: i64) -> Result<Vec<i64>> {
     Ok(offsets)
 }
 
-/// Check that the offsets chunk `coffsets` indexes exactly `nchunks` chunks; returns that count
-/// and the chunk's blocksize.
-pub(super) fn check_count(coffsets: &[u8], nchunks: i64) -> Result<(usize, i32)> {
+/// Check that the offsets chunk `coffsets` indexes exactly `nchunks` chunks; returns that count.
+pub(super) fn check_count(coffsets: &[u8], nchunks: i64) -> Result<usize> {
     let bad_count = || {
         crate::trace_error!(
             "The number of chunks in the offsets chunk does not match the frame header"
@@ -304,11 +303,11 @@ pub(super) fn check_count(coffsets: &[u8], nchunks: i64) -> Result<(usize, i32)>
     };
     let count = usize::try_from(nchunks).map_err(|_| bad_count())?;
     let expected = count.checked_mul(OFFSET_SIZE).ok_or_else(bad_count)?;
-    let (nbytes, _, blocksize) = Header::sizes(coffsets)?;
+    let (nbytes, _, _) = Header::sizes(coffsets)?;
     if usize::try_from(nbytes).ok() != Some(expected) {
         return Err(bad_count());
     }
-    Ok((count, blocksize))
+    Ok(count)
 }
 
 /// Decode the bytes `start..start + buf.len()` of the offsets chunk (whole offsets) through

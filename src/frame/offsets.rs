@@ -66,6 +66,15 @@ fn check(i: usize, o: i64, max_offset: i64) -> Result<i64> {
     Ok(o)
 }
 
+/// The `len` offsets of the offsets chunk `coff`, each checked against `max_offset`.
+fn decode_checked(coff: &[u8], len: usize, max_offset: i64) -> Result<Vec<i64>> {
+    let table = index::decode(coff, len as i64)?;
+    for (i, &o) in table.iter().enumerate() {
+        check(i, o, max_offset)?;
+    }
+    Ok(table)
+}
+
 impl Offsets {
     /// No chunks.
     pub(super) fn new() -> Offsets {
@@ -84,14 +93,10 @@ impl Offsets {
     /// large ones when their entries are read (the first piece is decoded now, so a chunk that
     /// cannot be decoded at all fails here).
     pub(super) fn from_chunk(coff: Vec<u8>, nchunks: i64, max_offset: i64) -> Result<Offsets> {
-        let (len, _) = index::check_count(&coff, nchunks)?;
+        let len = index::check_count(&coff, nchunks)?;
         let bytes = len * OFFSET_SIZE;
         if bytes <= EAGER_BYTES {
-            let table = index::decode(&coff, nchunks)?;
-            for (i, &o) in table.iter().enumerate() {
-                check(i, o, max_offset)?;
-            }
-            return Ok(Offsets::from_table(table));
+            return Ok(Offsets::from_table(decode_checked(&coff, len, max_offset)?));
         }
         let offsets = Offsets {
             repr: Repr::Stored(Stored {
@@ -188,13 +193,7 @@ impl Offsets {
     pub(super) fn to_vec(&self) -> Result<Vec<i64>> {
         match &self.repr {
             Repr::Table(t) => Ok(t.clone()),
-            Repr::Stored(s) => {
-                let table = index::decode(&s.coff, s.len as i64)?;
-                for (i, &o) in table.iter().enumerate() {
-                    check(i, o, s.max_offset)?;
-                }
-                Ok(table)
-            }
+            Repr::Stored(s) => decode_checked(&s.coff, s.len, s.max_offset),
         }
     }
 

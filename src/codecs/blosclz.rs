@@ -20,7 +20,6 @@ const MAX_FARDISTANCE: usize = 65535 + MAX_DISTANCE - 1;
 /// Largest hash log used by any clevel.
 const HASH_LOG_MAX: u32 = 14;
 const HTAB_SIZE: usize = 1 << HASH_LOG_MAX;
-const HTAB_MASK: usize = HTAB_SIZE - 1;
 /// Matches are shortened by this much so the next position re-hashes.
 const IPSHIFT: usize = 4;
 /// Shortest match (in encoder length units) worth encoding.
@@ -31,6 +30,7 @@ const HASHLOG: [u32; 10] = [0, 12, 13, 14, 14, 14, 14, 14, 14, 14];
 /// Entropy-probe give-up thresholds per clevel (index 0 unused).
 const THRESHOLD: [f64; 10] = [0.0, 2.0, 1.5, 1.2, 1.2, 1.2, 1.2, 1.15, 1.1, 1.0];
 
+#[cfg(test)]
 type HashTable = [u32; HTAB_SIZE];
 
 #[inline(always)]
@@ -48,22 +48,46 @@ fn read_u64(buf: &[u8], p: usize) -> u64 {
 /// `H(x)`; `shift = 32 - hashlog`.  The mask never changes the value (the
 /// shifted product is already `< 2^hashlog <= HTAB_SIZE`); it only lets the
 /// optimiser drop the table bounds check.
+#[cfg(test)]
 #[inline(always)]
 fn hash(x: u32, shift: u32) -> usize {
-    (x.wrapping_mul(2_654_435_761) >> shift) as usize & HTAB_MASK
+    hash_in::<HTAB_SIZE>(x, shift)
+}
+
+/// `H(x)` for a table of `N` slots (`N` a power of two, `N >= 2^(32 - shift)`): the mask keeps
+/// the index in the table for the optimiser without changing it.
+#[inline(always)]
+fn hash_in<const N: usize>(x: u32, shift: u32) -> usize {
+    (x.wrapping_mul(2_654_435_761) >> shift) as usize & (N - 1)
 }
 
 /// The match length rule of §5.2: the smallest `q >= start` with `q < bound`
 /// and `buf[q] != buf[q - dist]` gives `q + 1`; if there is none, `bound`.
 /// Requires `1 <= dist <= start` and `bound <= buf.len()`.
+///
+/// With `SHORT_FIRST` one 8-byte compare comes before the 16-byte steps: it settles the short
+/// matches of the encoder faster (+14% BloscLZ clevel 5 on float32 data), while the probe, which
+/// mostly scans literals, runs faster without it.
 #[inline(always)]
-fn match_end(buf: &[u8], start: usize, dist: usize, bound: usize) -> usize {
+fn match_end<const SHORT_FIRST: bool>(
+    buf: &[u8],
+    start: usize,
+    dist: usize,
+    bound: usize,
+) -> usize {
     let buf = &buf[..bound];
     let mut i = start;
+    if SHORT_FIRST && i + 8 <= bound {
+        let x = read_u64(buf, i) ^ read_u64(buf, i - dist);
+        if x != 0 {
+            return i + (x.trailing_zeros() / 8) as usize + 1;
+        }
+        i += 8;
+    }
     // 16 bytes per step while they compare equal (one SIMD compare).
     {
-        let x = &buf[start..];
-        let y = &buf[start - dist..bound - dist];
+        let x = &buf[i..];
+        let y = &buf[i - dist..bound - dist];
         for (a, b) in x.chunks_exact(16).zip(y.chunks_exact(16)) {
             let a: &[u8; 16] = a.try_into().unwrap();
             let b: &[u8; 16] = b.try_into().unwrap();
@@ -92,7 +116,7 @@ fn match_end(buf: &[u8], start: usize, dist: usize, bound: usize) -> usize {
 /// Step 1 of §5.2: estimate the compression ratio on the window `w`
 /// (already cut to `min(maxlen, 2^hashlog)` bytes).  `htab` must be zero in
 /// every slot reachable with this `shift`.
-fn probe_ratio<const SHIFT: u32>(w: &[u8], htab: &mut HashTable) -> f64 {
+fn probe_ratio<const SHIFT: u32, const N: usize>(w: &[u8], htab: &mut [u32; N]) -> f64 {
     let limit = w.len();
     if limit <= 12 {
         // The loop would not run: ratio 0 / 5.
@@ -108,10 +132,10 @@ fn probe_ratio<const SHIFT: u32>(w: &[u8], htab: &mut HashTable) -> f64 {
     // `MAX_COPY` of them), which keeps the scanning loop short.
     let mut run = 0usize;
     while p < ip_limit {
-        let Some(d) = scan_literals::<SHIFT>(w, &mut p, ip_limit, htab) else {
+        let Some(d) = scan_literals::<SHIFT, N>(w, &mut p, ip_limit, htab) else {
             break;
         };
-        let l = match_end(w, p + 4, d, bound) - IPSHIFT - p;
+        let l = match_end::<false>(w, p + 4, d, bound) - IPSHIFT - p;
         if l < MINLEN {
             p += 1;
             continue;
@@ -128,7 +152,7 @@ fn probe_ratio<const SHIFT: u32>(w: &[u8], htab: &mut HashTable) -> f64 {
         }
         oc += if d - 1 < MAX_DISTANCE { 2 } else { 4 };
         let q = p + l;
-        htab[hash(read_u32(w, q), SHIFT)] = q as u32;
+        htab[hash_in::<N>(read_u32(w, q), SHIFT)] = q as u32;
         p = q + 2;
         run = p;
         oc += 1;
@@ -145,16 +169,16 @@ fn probe_ratio<const SHIFT: u32>(w: &[u8], htab: &mut HashTable) -> f64 {
 /// at a distance `1..MAX_FARDISTANCE`), and return that distance with `*p` left on it; `None`
 /// (and `*p == ip_limit`) if no position before `ip_limit` has one.
 #[inline(always)]
-fn scan_literals<const SHIFT: u32>(
+fn scan_literals<const SHIFT: u32, const N: usize>(
     buf: &[u8],
     p: &mut usize,
     ip_limit: usize,
-    htab: &mut HashTable,
+    htab: &mut [u32; N],
 ) -> Option<usize> {
     let mut q = *p;
     while q < ip_limit {
         let seq = read_u32(buf, q);
-        let h = hash(seq, SHIFT);
+        let h = hash_in::<N>(seq, SHIFT);
         let r = htab[h] as usize;
         htab[h] = q as u32;
         let d = q.wrapping_sub(r);
@@ -193,11 +217,23 @@ pub fn compress(clevel: u8, input: &[u8], output: &mut [u8]) -> usize {
         return 0;
     }
     let clevel = clevel.min(9) as usize;
-    let hashlog = HASHLOG[clevel];
-    let hsize = 1usize << hashlog;
-    let len_in = input.len();
+    // A table of 2^hashlog slots, as C-Blosc2 zeroes (64 KiB zeroed for a 32 KiB block of
+    // clevel 1 made the give-up path a third slower).
+    match HASHLOG[clevel] {
+        12 => compress_with::<{ 32 - 12 }, { 1 << 12 }>(clevel, input, output),
+        13 => compress_with::<{ 32 - 13 }, { 1 << 13 }>(clevel, input, output),
+        _ => compress_with::<{ 32 - HASH_LOG_MAX }, HTAB_SIZE>(clevel, input, output),
+    }
+}
 
-    let mut htab: HashTable = [0; HTAB_SIZE];
+/// [`compress`] with a hash table of `N = 2^(32 - SHIFT)` slots.
+fn compress_with<const SHIFT: u32, const N: usize>(
+    clevel: usize,
+    input: &[u8],
+    output: &mut [u8],
+) -> usize {
+    let len_in = input.len();
+    let mut htab = [0u32; N];
 
     // Step 1: entropy probe on the tail of the buffer.
     let maxlen = match clevel {
@@ -207,14 +243,9 @@ pub fn compress(clevel: u8, input: &[u8], output: &mut [u8]) -> usize {
         _ => len_in,
     };
     let base = len_in - maxlen;
-    let limit = maxlen.min(hsize);
+    let limit = maxlen.min(N);
     let w = &input[base..base + limit];
-    let ratio = match hashlog {
-        12 => probe_ratio::<{ 32 - 12 }>(w, &mut htab),
-        13 => probe_ratio::<{ 32 - 13 }>(w, &mut htab),
-        _ => probe_ratio::<{ 32 - HASH_LOG_MAX }>(w, &mut htab),
-    };
-    if ratio < THRESHOLD[clevel] {
+    if probe_ratio::<SHIFT, N>(w, &mut htab) < THRESHOLD[clevel] {
         return 0;
     }
 
@@ -224,21 +255,16 @@ pub fn compress(clevel: u8, input: &[u8], output: &mut [u8]) -> usize {
     }
 
     // Step 3: encode.
-    htab[..hsize].fill(0);
-    let level9 = clevel == 9;
-    match hashlog {
-        12 => encode::<{ 32 - 12 }>(level9, input, output, &mut htab),
-        13 => encode::<{ 32 - 13 }>(level9, input, output, &mut htab),
-        _ => encode::<{ 32 - HASH_LOG_MAX }>(level9, input, output, &mut htab),
-    }
+    htab.fill(0);
+    encode::<SHIFT, N>(clevel == 9, input, output, &mut htab)
 }
 
 /// Step 3 of §5.2.  Requires `input.len() >= 16` and `output.len() >= 66`.
-fn encode<const SHIFT: u32>(
+fn encode<const SHIFT: u32, const N: usize>(
     level9: bool,
     input: &[u8],
     out: &mut [u8],
-    htab: &mut HashTable,
+    htab: &mut [u32; N],
 ) -> usize {
     let len_in = input.len();
     let maxout = out.len();
@@ -254,7 +280,7 @@ fn encode<const SHIFT: u32>(
     while p < ip_limit {
         let anchor = p;
         let seq = read_u32(input, p);
-        let h = hash(seq, SHIFT);
+        let h = hash_in::<N>(seq, SHIFT);
         let r = htab[h] as usize;
         htab[h] = p as u32;
         let dist = anchor.wrapping_sub(r);
@@ -262,7 +288,7 @@ fn encode<const SHIFT: u32>(
         let mut l = 0;
         let mut is_match = dist != 0 && dist < MAX_FARDISTANCE && read_u32(input, r) == seq;
         if is_match {
-            l = match_end(input, anchor + 4, dist, ip_bound) - IPSHIFT - anchor;
+            l = match_end::<true>(input, anchor + 4, dist, ip_bound) - IPSHIFT - anchor;
             is_match = l >= MINLEN && (l > 5 || dist - 1 < MAX_DISTANCE);
         }
         if !is_match {
@@ -348,10 +374,10 @@ fn encode<const SHIFT: u32>(
         // Update the hash at the match boundary.
         let q = anchor + l;
         let seq = read_u32(input, q);
-        htab[hash(seq, SHIFT)] = q as u32;
+        htab[hash_in::<N>(seq, SHIFT)] = q as u32;
         if level9 {
             // The hash of the shifted value, not of U32(q + 1) (as C does).
-            htab[hash(seq >> 8, SHIFT)] = (q + 1) as u32;
+            htab[hash_in::<N>(seq >> 8, SHIFT)] = (q + 1) as u32;
         }
         p = q + 2;
 
@@ -1021,7 +1047,7 @@ mod tests {
             let mut is_match = d != 0 && d < MAX_FARDISTANCE && read_u32(w, r) == seq;
             let mut l = 0;
             if is_match {
-                l = match_end(w, anchor + 4, d, bound) - IPSHIFT - anchor;
+                l = match_end::<false>(w, anchor + 4, d, bound) - IPSHIFT - anchor;
                 is_match = l >= MINLEN;
             }
             if !is_match {
@@ -1060,9 +1086,9 @@ mod tests {
                     let mut h1: HashTable = [0; HTAB_SIZE];
                     let mut h2: HashTable = [0; HTAB_SIZE];
                     let fast = match hashlog {
-                        12 => probe_ratio::<20>(&d, &mut h1),
-                        13 => probe_ratio::<19>(&d, &mut h1),
-                        _ => probe_ratio::<18>(&d, &mut h1),
+                        12 => probe_ratio::<20, HTAB_SIZE>(&d, &mut h1),
+                        13 => probe_ratio::<19, HTAB_SIZE>(&d, &mut h1),
+                        _ => probe_ratio::<18, HTAB_SIZE>(&d, &mut h1),
                     };
                     let simple = probe_ratio_simple(&d, &mut h2, 32 - hashlog);
                     assert_eq!(fast.to_bits(), simple.to_bits(), "kind {kind} seed {seed}");

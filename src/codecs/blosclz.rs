@@ -529,14 +529,13 @@ fn copy_in_steps<const W: usize>(out: &mut [u8], mut src: usize, op: usize, len:
 #[inline(always)]
 fn copy_match(out: &mut [u8], op: usize, dist: usize, len: usize) {
     let src = op - dist;
-    if dist >= 16 && len <= 48 && op + 48 <= out.len() {
-        // Short match, no overlap within a 16-byte step: fixed-size copies;
+    if dist >= 8 && len <= 32 && op + 40 <= out.len() {
+        // Short match: 8-byte steps, each reading only bytes already in place (dist >= 8);
         // bytes past `len` are scratch, overwritten by later instructions.
-        copy_in_steps::<16>(out, src, op, len);
-    } else if dist >= 8 && len <= 32 && op + 40 <= out.len() {
-        // Short match at a distance of 8..16: 8-byte steps, each reading only bytes
-        // already in place (dist >= 8); bytes past `len` are scratch as above.
         copy_in_steps::<8>(out, src, op, len);
+    } else if dist >= 16 && len <= 48 && op + 48 <= out.len() {
+        // Longer match, no overlap within a 16-byte step: fixed-size copies, scratch as above.
+        copy_in_steps::<16>(out, src, op, len);
     } else if dist < 8 && len <= 32 {
         // Short match at a small distance (typical of 2/4/8-byte items): a byte loop is
         // cheaper than the memmove calls of the general path.

@@ -32,7 +32,7 @@ pub(crate) unsafe fn bitshuffle(s: usize, src: &[u8], dst: &mut [u8]) {
         return;
     }
     let tile = generic::tile_elems(s).min(m);
-    with_scratch(tile * s, |tmp| {
+    super::with_scratch(tile * s, |tmp| {
         let mut k0 = 0;
         while k0 < m {
             let t = tile.min(m - k0);
@@ -45,24 +45,6 @@ pub(crate) unsafe fn bitshuffle(s: usize, src: &[u8], dst: &mut [u8]) {
             k0 += t;
         }
     });
-}
-
-/// Runs `f` on a scratch buffer of `n` bytes kept per thread (a tile is up to 16 KiB: allocating
-/// and zeroing it on every block cost 5-10% of a bit-shuffle), or on a fresh one if the
-/// thread's buffer is in use.
-fn with_scratch<R>(n: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
-    thread_local! {
-        static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    SCRATCH.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut v) => {
-            if v.len() < n {
-                v.resize(n, 0);
-            }
-            f(&mut v[..n])
-        }
-        Err(_) => f(&mut vec![0u8; n]),
-    })
 }
 
 /// Inverse of [`bitshuffle`].
@@ -82,7 +64,7 @@ pub(crate) unsafe fn bitunshuffle(s: usize, src: &[u8], dst: &mut [u8]) {
         return;
     }
     let tile = generic::tile_elems(s).min(m);
-    with_scratch(tile * s, |tmp| {
+    super::with_scratch(tile * s, |tmp| {
         let mut k0 = 0;
         while k0 < m {
             let t = tile.min(m - k0);

@@ -29,17 +29,18 @@ pub(crate) fn bitshuffle(s: usize, src: &[u8], dst: &mut [u8]) {
         return;
     }
     let tile = generic::tile_elems(s).min(m);
-    let mut tmp = vec![0u8; tile * s];
-    let mut k0 = 0;
-    while k0 < m {
-        let t = tile.min(m - k0);
-        let buf = &mut tmp[..t * s];
-        byte::shuffle(s, &src[k0 * s..(k0 + t) * s], buf);
-        for (plane, rows) in buf.chunks_exact(t).zip(dst.chunks_exact_mut(8 * row)) {
-            trans_plane(plane, rows, row, k0 / 8);
+    super::with_scratch(tile * s, |tmp| {
+        let mut k0 = 0;
+        while k0 < m {
+            let t = tile.min(m - k0);
+            let buf = &mut tmp[..t * s];
+            byte::shuffle(s, &src[k0 * s..(k0 + t) * s], buf);
+            for (plane, rows) in buf.chunks_exact(t).zip(dst.chunks_exact_mut(8 * row)) {
+                trans_plane(plane, rows, row, k0 / 8);
+            }
+            k0 += t;
         }
-        k0 += t;
-    }
+    });
 }
 
 /// Inverse of [`bitshuffle`].
@@ -55,17 +56,18 @@ pub(crate) fn bitunshuffle(s: usize, src: &[u8], dst: &mut [u8]) {
         return;
     }
     let tile = generic::tile_elems(s).min(m);
-    let mut tmp = vec![0u8; tile * s];
-    let mut k0 = 0;
-    while k0 < m {
-        let t = tile.min(m - k0);
-        let buf = &mut tmp[..t * s];
-        for (plane, rows) in buf.chunks_exact_mut(t).zip(src.chunks_exact(8 * row)) {
-            untrans_plane(rows, row, k0 / 8, plane);
+    super::with_scratch(tile * s, |tmp| {
+        let mut k0 = 0;
+        while k0 < m {
+            let t = tile.min(m - k0);
+            let buf = &mut tmp[..t * s];
+            for (plane, rows) in buf.chunks_exact_mut(t).zip(src.chunks_exact(8 * row)) {
+                untrans_plane(rows, row, k0 / 8, plane);
+            }
+            byte::unshuffle(s, buf, &mut dst[k0 * s..(k0 + t) * s]);
+            k0 += t;
         }
-        byte::unshuffle(s, buf, &mut dst[k0 * s..(k0 + t) * s]);
-        k0 += t;
-    }
+    });
 }
 
 /// Bit-transposes one byte plane into its 8 rows (see `generic::trans_plane`).

@@ -16,8 +16,18 @@ use super::shuffle::{isa, Isa};
 #[path = "bitshuffle_avx2.rs"]
 mod avx2;
 #[cfg(target_arch = "x86_64")]
+#[path = "bitshuffle_avx512.rs"]
+mod avx512;
+#[cfg(target_arch = "x86_64")]
 #[path = "bitshuffle_sse2.rs"]
 mod sse2;
+
+/// Whether the CPU has AVX512BW (the forward AVX-512 kernel), detected on first use.
+#[cfg(target_arch = "x86_64")]
+fn has_avx512bw() -> bool {
+    static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HAS.get_or_init(|| std::is_x86_feature_detected!("avx512bw"))
+}
 
 /// Largest element size the SIMD kernels take (their tile sizing assumes it); larger ones
 /// (impossible in a chunk header) use the generic code.
@@ -80,10 +90,15 @@ pub fn bitshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
     if body > 0 {
         let (src_body, dst_body) = (&src[..body], &mut dst[..body]);
         match isa() {
-            // SAFETY: `isa()` returns `Avx2` only after detecting AVX2 on this CPU.
+            // SAFETY: `isa()` returns `Avx2` only after detecting AVX2 on this CPU, and
+            // `has_avx512bw()` is true only after detecting AVX512BW.
             #[cfg(target_arch = "x86_64")]
             Isa::Avx2 if s <= MAX_SIMD_TYPESIZE => unsafe {
-                avx2::bitshuffle(s, src_body, dst_body)
+                if has_avx512bw() {
+                    avx512::bitshuffle(s, src_body, dst_body)
+                } else {
+                    avx2::bitshuffle(s, src_body, dst_body)
+                }
             },
             #[cfg(target_arch = "x86_64")]
             Isa::Sse2 if s <= MAX_SIMD_TYPESIZE => sse2::bitshuffle(s, src_body, dst_body),
@@ -382,6 +397,22 @@ mod tests {
     #[test]
     fn sse2_matches_generic() {
         check_kernel("sse2", &sse2::bitshuffle, &sse2::bitunshuffle);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx512_matches_generic() {
+        if !(std::is_x86_feature_detected!("avx512bw") && std::is_x86_feature_detected!("avx2")) {
+            eprintln!("note: AVX512BW not available, AVX-512 bitshuffle kernel not tested");
+            return;
+        }
+        check_kernel(
+            "avx512",
+            // SAFETY: AVX512BW and AVX2 were detected just above.
+            &|t, s, d| unsafe { avx512::bitshuffle(t, s, d) },
+            // SAFETY: as above (the inverse is the AVX2 one).
+            &|t, s, d| unsafe { avx2::bitunshuffle(t, s, d) },
+        );
     }
 
     #[cfg(target_arch = "x86_64")]

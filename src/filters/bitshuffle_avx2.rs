@@ -86,7 +86,7 @@ pub(crate) unsafe fn bitunshuffle(s: usize, src: &[u8], dst: &mut [u8]) {
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn trans_plane(plane: &[u8], rows: &mut [u8], row: usize, q0: usize) {
+pub(super) unsafe fn trans_plane(plane: &[u8], rows: &mut [u8], row: usize, q0: usize) {
     // 64 bytes per step: two masks make one 8-byte store per row (half the stores of 32-byte
     // steps).
     let end64 = plane.len() / 64 * 64;

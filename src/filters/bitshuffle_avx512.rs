@@ -1,0 +1,70 @@
+//! AVX-512 (AVX512BW) forward bit-shuffle: the scheme of `bitshuffle_avx2.rs` with the bit
+//! transpose of each byte plane done 64 bytes at a time, `_mm512_movepi8_mask` giving a row's
+//! 8 bytes in one instruction. The byte shuffle of each tile and the plane tails use the AVX2
+//! kernels; the inverse stays AVX2 (`bitshuffle_avx2.rs`).
+//!
+//! The only `unsafe` precondition of these functions is the CPU feature (AVX512BW and AVX2,
+//! detected once by the dispatcher). All memory accesses go through `&[u8; 64]` references and
+//! bounds-checked slices.
+
+use std::arch::x86_64::*;
+
+use super::{avx2, generic};
+use crate::filters::shuffle::avx2 as byte;
+
+/// Bit-shuffles `src` (`M*s` bytes, `M` a multiple of 8, `s <= 256`) into `dst`.
+///
+/// # Safety
+/// The CPU must support AVX512BW and AVX2.
+#[target_feature(enable = "avx512bw,avx2")]
+pub(crate) unsafe fn bitshuffle(s: usize, src: &[u8], dst: &mut [u8]) {
+    let len = src.len().min(dst.len());
+    let m = len / s / 8 * 8;
+    let row = m / 8;
+    if row == 0 {
+        return;
+    }
+    if s == 1 {
+        trans_plane(&src[..m], &mut dst[..m], row, 0);
+        return;
+    }
+    let tile = generic::tile_elems(s).min(m);
+    super::with_scratch(tile * s, |tmp| {
+        let mut k0 = 0;
+        while k0 < m {
+            let t = tile.min(m - k0);
+            let buf = &mut tmp[..t * s];
+            // SAFETY: AVX2, as for this function.
+            unsafe { byte::shuffle(s, &src[k0 * s..(k0 + t) * s], buf) };
+            for (plane, rows) in buf.chunks_exact(t).zip(dst.chunks_exact_mut(8 * row)) {
+                // SAFETY: AVX512BW and AVX2, as for this function.
+                unsafe { trans_plane(plane, rows, row, k0 / 8) };
+            }
+            k0 += t;
+        }
+    });
+}
+
+/// Bit-transposes one byte plane into its 8 rows (see `generic::trans_plane`): 64 bytes per
+/// step, one 8-byte store per row; the tail goes to the AVX2 version.
+///
+/// # Safety
+/// The CPU must support AVX512BW and AVX2.
+#[target_feature(enable = "avx512bw,avx2")]
+#[inline]
+unsafe fn trans_plane(plane: &[u8], rows: &mut [u8], row: usize, q0: usize) {
+    let end = plane.len() / 64 * 64;
+    for (i, chunk) in plane[..end].chunks_exact(64).enumerate() {
+        let chunk: &[u8; 64] = chunk.try_into().expect("64 bytes");
+        // SAFETY: `chunk` is 64 readable bytes (unaligned load); AVX-512F comes with AVX512BW.
+        let mut v = unsafe { _mm512_loadu_si512(chunk.as_ptr().cast()) };
+        let q = q0 + 8 * i;
+        for k in (0..8).rev() {
+            let mask = _mm512_movepi8_mask(v);
+            rows[k * row + q..k * row + q + 8].copy_from_slice(&mask.to_le_bytes());
+            v = _mm512_add_epi8(v, v);
+        }
+    }
+    // SAFETY: AVX2, as for this function.
+    unsafe { avx2::trans_plane(&plane[end..], rows, row, q0 + end / 8) };
+}

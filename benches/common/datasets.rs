@@ -56,7 +56,11 @@ fn text(n: usize, seed: &mut u64) -> Vec<u8> {
         } else {
             text.extend_from_slice(WORDS[(WORDS.len() as f64 * u * u) as usize].as_bytes());
         }
-        text.extend_from_slice(if sm64(seed) % 10 == 0 { b". " } else { b" " });
+        text.extend_from_slice(if sm64(seed).is_multiple_of(10) {
+            b". "
+        } else {
+            b" "
+        });
     }
     text.truncate(n);
     text

@@ -1179,7 +1179,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
             crate::trace_error!("Cannot insert into an array with a zero-sized dimension");
             return Err(Error::InvalidParam);
         }
-        if buf.len() % per != 0 {
+        if !buf.len().is_multiple_of(per) {
             crate::trace_error!("The buffer size must be a multiple of the size of a slab");
             return Err(Error::InvalidParam);
         }

@@ -102,7 +102,7 @@ fn incompatibility(h: &[u8], nbytes: usize) -> Option<Fix> {
         return Some(Fix::NoSplit);
     }
     if fl & flags::DOBITSHUFFLE != 0 {
-        if (blocksize / ts) % 8 != 0 {
+        if !(blocksize / ts).is_multiple_of(8) {
             let bs = blocksize / (8 * ts) * (8 * ts);
             return Some(if bs > 0 {
                 Fix::Blocksize(bs as i32)
@@ -111,7 +111,7 @@ fn incompatibility(h: &[u8], nbytes: usize) -> Option<Fix> {
             });
         }
         let leftover = nbytes % blocksize;
-        if leftover > 0 && (leftover / ts) % 8 != 0 {
+        if leftover > 0 && !(leftover / ts).is_multiple_of(8) {
             return Some(Fix::ByteShuffle);
         }
     }

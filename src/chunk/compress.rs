@@ -75,7 +75,7 @@ struct Plan {
 impl Plan {
     fn bsize(&self, j: usize) -> usize {
         let nbytes = self.header.nbytes as usize;
-        if j + 1 == self.nblocks && nbytes % self.blocksize != 0 {
+        if j + 1 == self.nblocks && !nbytes.is_multiple_of(self.blocksize) {
             nbytes % self.blocksize
         } else {
             self.blocksize

@@ -320,7 +320,7 @@ impl<'a> Chunk<'a> {
                         return Err(Error::Data);
                     }
                 };
-                if dest.len() % pat.len() != 0 {
+                if !dest.len().is_multiple_of(pat.len()) {
                     crate::trace_error!("set_nans failed: not a whole number of NaNs");
                     return Err(Error::Data);
                 }
@@ -328,7 +328,7 @@ impl<'a> Chunk<'a> {
             }
             Special::Value => {
                 let pat = &self.buf[EXTENDED_HEADER_LENGTH..];
-                if dest.len() % pat.len() != 0 {
+                if !dest.len().is_multiple_of(pat.len()) {
                     crate::trace_error!("set_values failed: not a whole number of values");
                     return Err(Error::Data);
                 }

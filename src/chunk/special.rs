@@ -48,7 +48,7 @@ pub fn special_chunk(
         return Err(Error::MaxBufsizeExceeded);
     }
     let typesize = params.typesize as usize;
-    if nbytes % typesize != 0 {
+    if !nbytes.is_multiple_of(typesize) {
         crate::trace_error!("nbytes must be a multiple of typesize");
         return Err(Error::Data);
     }

@@ -731,7 +731,7 @@ const LINES: [[[u8; 64]; 4]; 5] = {
             let mut k = 0;
             let mut base = 0;
             while base < (1usize << (2 * nd)) {
-                if (base / CS[a]) % 4 == 0 {
+                if (base / CS[a]).is_multiple_of(4) {
                     t[nd][a][k] = base as u8;
                     k += 1;
                 }

@@ -164,7 +164,7 @@ pub fn bitunshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
 /// ```
 pub fn bitunshuffle_v2(typesize: usize, src: &[u8], dst: &mut [u8]) {
     let len = src.len().min(dst.len());
-    if (len / typesize.max(1)) % 8 == 0 {
+    if (len / typesize.max(1)).is_multiple_of(8) {
         // All N elements are the largest multiple of 8: the version-3 rule does exactly this.
         bitunshuffle(typesize, src, dst);
     } else {

@@ -646,7 +646,7 @@ unsafe fn unshuffle_any(s: usize, src: &[u8], dst: &mut [u8]) -> usize {
 /// are `n` bytes apart with `n` a multiple of 1024, where they share cache sets (power-of-two
 /// blocks); otherwise one pass over `src` is faster.
 fn two_pass(n: usize) -> bool {
-    n % 1024 == 0
+    n.is_multiple_of(1024)
 }
 
 /// Byte shuffle of all of `src` into `dst` (equal lengths, `typesize >= 1`).

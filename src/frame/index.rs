@@ -85,7 +85,7 @@ pub fn nchunks_of(nbytes: i64, chunksize: i32, offsets_nbytes: Option<i32>) -> R
         nbytes / cs + i64::from(nbytes % cs != 0)
     } else if chunksize == 0 {
         let onb = offsets_nbytes.ok_or(Error::InvalidHeader)?;
-        if onb < 0 || onb as usize % OFFSET_SIZE != 0 {
+        if onb < 0 || !(onb as usize).is_multiple_of(OFFSET_SIZE) {
             crate::trace_error!("Invalid offsets chunk in frame header");
             return Err(Error::InvalidHeader);
         }

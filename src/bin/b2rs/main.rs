@@ -788,7 +788,7 @@ fn b2nd_spec(o: &Opts, from: Option<(&Meta, usize)>, len: u64, inp: &Path) -> Re
         (Some(s), _) => s.clone(),
         (None, Some((m, _))) => m.shape.clone(),
         (None, None) => {
-            if len % itemsize as u64 != 0 {
+            if !len.is_multiple_of(itemsize as u64) {
                 return usage("a .b2nd output needs --shape");
             }
             vec![(len / itemsize as u64) as i64]

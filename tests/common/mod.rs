@@ -195,18 +195,10 @@ pub fn run_cmd(cmd: &mut Command, limit: Duration) -> Out {
             }
         }
     };
-    let mut so = child.stdout.take().expect("stdout");
-    let mut se = child.stderr.take().expect("stderr");
-    let t_out = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = so.read_to_end(&mut v);
-        v
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = se.read_to_end(&mut v);
-        v
-    });
+    let so = child.stdout.take().expect("stdout");
+    let se = child.stderr.take().expect("stderr");
+    let t_out = read_in_thread(so);
+    let t_err = read_in_thread(se);
     let start = Instant::now();
     let mut timed_out = false;
     let status = loop {
@@ -474,4 +466,32 @@ pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(usize, &T) -> R + Sync)
         .into_iter()
         .map(|r| r.expect("every item processed"))
         .collect()
+}
+
+/// A thread reading `r` to its end. Creating it waits and retries while the system cannot make
+/// a thread right now (EAGAIN: seen once while another test forked hundreds of crashing children
+/// of the reference).
+fn read_in_thread<R: Read + Send + 'static>(r: R) -> std::thread::JoinHandle<Vec<u8>> {
+    let slot = std::sync::Arc::new(std::sync::Mutex::new(Some(r)));
+    let mut wait = Duration::from_millis(10);
+    loop {
+        let mine = slot.clone();
+        let spawned = std::thread::Builder::new().spawn(move || {
+            let mut v = Vec::new();
+            if let Some(mut r) = mine.lock().unwrap().take() {
+                let _ = r.read_to_end(&mut v);
+            }
+            v
+        });
+        match spawned {
+            Ok(h) => return h,
+            Err(e)
+                if e.kind() == std::io::ErrorKind::WouldBlock && wait < Duration::from_secs(5) =>
+            {
+                std::thread::sleep(wait);
+                wait *= 2;
+            }
+            Err(e) => panic!("failed to spawn thread: {e}"),
+        }
+    }
 }

@@ -245,6 +245,20 @@ T_UNUSED static inline size_t t_first_diff(const uint8_t *a, const uint8_t *b, s
 /* running tests                                                        */
 /* ------------------------------------------------------------------ */
 
+/* fork(), waiting and retrying while the system cannot make a process right now (EAGAIN: seen
+   when two test programs fork hundreds of children side by side); -1 after ~10 s of that. */
+#include <time.h>
+T_UNUSED static pid_t t_fork(void) {
+  long wait_ms = 1;
+  for (;;) {
+    pid_t pid = fork();
+    if (pid >= 0 || errno != EAGAIN || wait_ms > 4096) return pid;
+    struct timespec ts = {wait_ms / 1000, (wait_ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+    wait_ms *= 2;
+  }
+}
+
 T_UNUSED static int t_nofork(void) {
   const char *e = getenv("B2RS_TEST_NOFORK");
   return e != NULL && e[0] != '\0' && e[0] != '0';
@@ -280,7 +294,7 @@ T_UNUSED static void t_run(const char *name, void (*fn)(void)) {
   }
   fflush(stdout);
   fflush(stderr);
-  pid_t pid = fork();
+  pid_t pid = t_fork();
   if (pid < 0) {
     perror("fork");
     exit(2);

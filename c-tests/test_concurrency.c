@@ -555,7 +555,7 @@ static void test_fork_after_pool(void) {
      lost when the child exits, which is inherent to fork() */
   int fds[2];
   CHECK_EQ(pipe(fds), 0);
-  pid_t pid = fork();
+  pid_t pid = t_fork();
   CHECK(pid >= 0);
   if (pid == 0) {
     close(fds[0]);

@@ -554,7 +554,7 @@ static int try_target(enum target t, const uint8_t *b, int64_t len, const char *
     g_fork_each = s != NULL && s[0] == '1';
   }
   if (!g_fork_each) return try_target_body(t, b, len, what, pos, val);
-  pid_t pid = fork();
+  pid_t pid = t_fork();
   if (pid == 0) {
     long f0 = t_failed;
     int r = try_target_body(t, b, len, what, pos, val);

@@ -111,7 +111,7 @@ static void killed_rounds(int contiguous) {
 #ifdef B2RS_REFERENCE
     CHECK(pipe(gofds) == 0);
 #endif
-    pid_t pid = fork();
+    pid_t pid = t_fork();
     if (pid == 0) {
       close(fds[0]);
       if (gofds[1] >= 0) close(gofds[1]);

@@ -273,7 +273,7 @@ static void check_two_processes(bool contiguous) {
   int fds[2];
   CHECK_EQ(pipe(fds), 0);
   fflush(NULL);
-  pid_t pid = fork();
+  pid_t pid = t_fork();
   if (pid == 0) {
     close(fds[0]);
     blosc2_schunk *w = blosc2_schunk_open_offset_udio(path, 0, &io);
@@ -315,7 +315,7 @@ static void check_two_processes(bool contiguous) {
   /* The other way round: the parent writes, a child reader sees it. */
   CHECK_EQ(blosc2_schunk_append_buffer(r, d, sizeof d), 4);
   fflush(NULL);
-  pid = fork();
+  pid = t_fork();
   if (pid == 0) {
     blosc2_schunk *x = blosc2_schunk_open_offset_udio(path, 0, &io);
     int rc = x && x->nchunks == 4 && blosc2_schunk_refresh(x) == 0 ? 0 : 1;

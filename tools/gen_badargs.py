@@ -499,7 +499,7 @@ static int64_t in_child(int id, const char *func) {
   if (pipe(fds) != 0) return R_CRASH;
   fflush(stdout);
   fflush(stderr);
-  pid_t pid = fork();
+  pid_t pid = t_fork();
   if (pid < 0) return R_CRASH;
   if (pid == 0) {
     close(fds[0]);

@@ -54,6 +54,76 @@ fn with_scratch<R>(n: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
     })
 }
 
+/// The forward tile loop of the SIMD kernels on `src` (`M*s` bytes, `M` a multiple of 8): one
+/// byte plane (`s == 1`) goes straight to `trans`; otherwise each tile of up to
+/// `generic::tile_elems(s)` elements is byte-shuffled by `shuffle` into the scratch buffer and
+/// each of its `s` byte planes bit-transposed by `trans(plane, rows, row, q0)` into its rows.
+#[cfg(target_arch = "x86_64")]
+fn forward_tiles(
+    s: usize,
+    src: &[u8],
+    dst: &mut [u8],
+    shuffle: impl Fn(usize, &[u8], &mut [u8]),
+    trans: impl Fn(&[u8], &mut [u8], usize, usize),
+) {
+    let m = src.len().min(dst.len()) / s / 8 * 8;
+    let row = m / 8;
+    if row == 0 {
+        return;
+    }
+    if s == 1 {
+        trans(&src[..m], &mut dst[..m], row, 0);
+        return;
+    }
+    let tile = generic::tile_elems(s).min(m);
+    with_scratch(tile * s, |tmp| {
+        let mut k0 = 0;
+        while k0 < m {
+            let t = tile.min(m - k0);
+            let buf = &mut tmp[..t * s];
+            shuffle(s, &src[k0 * s..(k0 + t) * s], buf);
+            for (plane, rows) in buf.chunks_exact(t).zip(dst.chunks_exact_mut(8 * row)) {
+                trans(plane, rows, row, k0 / 8);
+            }
+            k0 += t;
+        }
+    });
+}
+
+/// The inverse of [`forward_tiles`]: `untrans(rows, row, q0, plane)` rebuilds each byte plane of
+/// a tile from its rows, and `unshuffle` byte-unshuffles the tile into `dst`.
+#[cfg(target_arch = "x86_64")]
+fn inverse_tiles(
+    s: usize,
+    src: &[u8],
+    dst: &mut [u8],
+    untrans: impl Fn(&[u8], usize, usize, &mut [u8]),
+    unshuffle: impl Fn(usize, &[u8], &mut [u8]),
+) {
+    let m = src.len().min(dst.len()) / s / 8 * 8;
+    let row = m / 8;
+    if row == 0 {
+        return;
+    }
+    if s == 1 {
+        untrans(&src[..m], row, 0, &mut dst[..m]);
+        return;
+    }
+    let tile = generic::tile_elems(s).min(m);
+    with_scratch(tile * s, |tmp| {
+        let mut k0 = 0;
+        while k0 < m {
+            let t = tile.min(m - k0);
+            let buf = &mut tmp[..t * s];
+            for (plane, rows) in buf.chunks_exact_mut(t).zip(src.chunks_exact(8 * row)) {
+                untrans(rows, row, k0 / 8, plane);
+            }
+            unshuffle(s, buf, &mut dst[k0 * s..(k0 + t) * s]);
+            k0 += t;
+        }
+    });
+}
+
 /// The common prologue: the `min(src.len(), dst.len())` prefix, the element size (0 counts as
 /// 1) and the number of bytes `M*S` that are transposed.
 fn split_body<'a, 'b>(

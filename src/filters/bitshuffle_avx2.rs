@@ -12,7 +12,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{generic, sse2};
+use super::sse2;
 use crate::filters::shuffle::avx2::{self as byte, at32, load};
 
 /// Bit-shuffles `src` (`M*s` bytes, `M` a multiple of 8, `s <= 256`) into `dst`.
@@ -21,30 +21,15 @@ use crate::filters::shuffle::avx2::{self as byte, at32, load};
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn bitshuffle(s: usize, src: &[u8], dst: &mut [u8]) {
-    let len = src.len().min(dst.len());
-    let m = len / s / 8 * 8;
-    let row = m / 8;
-    if row == 0 {
-        return;
-    }
-    if s == 1 {
-        trans_plane(&src[..m], &mut dst[..m], row, 0);
-        return;
-    }
-    let tile = generic::tile_elems(s).min(m);
-    super::with_scratch(tile * s, |tmp| {
-        let mut k0 = 0;
-        while k0 < m {
-            let t = tile.min(m - k0);
-            let buf = &mut tmp[..t * s];
-            byte::shuffle(s, &src[k0 * s..(k0 + t) * s], buf);
-            for (plane, rows) in buf.chunks_exact(t).zip(dst.chunks_exact_mut(8 * row)) {
-                // SAFETY: AVX2, as for this function.
-                unsafe { trans_plane(plane, rows, row, k0 / 8) };
-            }
-            k0 += t;
-        }
-    });
+    super::forward_tiles(
+        s,
+        src,
+        dst,
+        // SAFETY: AVX2, as for this function.
+        |s, a, b| unsafe { byte::shuffle(s, a, b) },
+        // SAFETY: as above.
+        |p, r, row, q| unsafe { trans_plane(p, r, row, q) },
+    );
 }
 
 /// Inverse of [`bitshuffle`].
@@ -53,31 +38,15 @@ pub(crate) unsafe fn bitshuffle(s: usize, src: &[u8], dst: &mut [u8]) {
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn bitunshuffle(s: usize, src: &[u8], dst: &mut [u8]) {
-    let len = src.len().min(dst.len());
-    let m = len / s / 8 * 8;
-    let row = m / 8;
-    if row == 0 {
-        return;
-    }
-    if s == 1 {
-        untrans_plane(&src[..m], row, 0, &mut dst[..m]);
-        return;
-    }
-    let tile = generic::tile_elems(s).min(m);
-    super::with_scratch(tile * s, |tmp| {
-        let mut k0 = 0;
-        while k0 < m {
-            let t = tile.min(m - k0);
-            let buf = &mut tmp[..t * s];
-            for (plane, rows) in buf.chunks_exact_mut(t).zip(src.chunks_exact(8 * row)) {
-                // SAFETY: AVX2, as for this function.
-                unsafe { untrans_plane(rows, row, k0 / 8, plane) };
-            }
-            // SAFETY: AVX2, as for this function.
-            unsafe { byte::unshuffle(s, buf, &mut dst[k0 * s..(k0 + t) * s]) };
-            k0 += t;
-        }
-    });
+    super::inverse_tiles(
+        s,
+        src,
+        dst,
+        // SAFETY: AVX2, as for this function.
+        |r, row, q, p| unsafe { untrans_plane(r, row, q, p) },
+        // SAFETY: as above.
+        |s, a, b| unsafe { byte::unshuffle(s, a, b) },
+    );
 }
 
 /// Bit-transposes one byte plane into its 8 rows (see `generic::trans_plane`).

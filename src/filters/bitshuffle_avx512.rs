@@ -9,7 +9,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{avx2, generic};
+use super::avx2;
 use crate::filters::shuffle::avx2 as byte;
 
 /// Bit-shuffles `src` (`M*s` bytes, `M` a multiple of 8, `s <= 256`) into `dst`.
@@ -18,31 +18,15 @@ use crate::filters::shuffle::avx2 as byte;
 /// The CPU must support AVX512BW and AVX2.
 #[target_feature(enable = "avx512bw,avx2")]
 pub(crate) unsafe fn bitshuffle(s: usize, src: &[u8], dst: &mut [u8]) {
-    let len = src.len().min(dst.len());
-    let m = len / s / 8 * 8;
-    let row = m / 8;
-    if row == 0 {
-        return;
-    }
-    if s == 1 {
-        trans_plane(&src[..m], &mut dst[..m], row, 0);
-        return;
-    }
-    let tile = generic::tile_elems(s).min(m);
-    super::with_scratch(tile * s, |tmp| {
-        let mut k0 = 0;
-        while k0 < m {
-            let t = tile.min(m - k0);
-            let buf = &mut tmp[..t * s];
-            // SAFETY: AVX2, as for this function.
-            unsafe { byte::shuffle(s, &src[k0 * s..(k0 + t) * s], buf) };
-            for (plane, rows) in buf.chunks_exact(t).zip(dst.chunks_exact_mut(8 * row)) {
-                // SAFETY: AVX512BW and AVX2, as for this function.
-                unsafe { trans_plane(plane, rows, row, k0 / 8) };
-            }
-            k0 += t;
-        }
-    });
+    super::forward_tiles(
+        s,
+        src,
+        dst,
+        // SAFETY: AVX2, as for this function.
+        |s, a, b| unsafe { byte::shuffle(s, a, b) },
+        // SAFETY: AVX512BW and AVX2, as for this function.
+        |p, r, row, q| unsafe { trans_plane(p, r, row, q) },
+    );
 }
 
 /// Bit-transposes one byte plane into its 8 rows (see `generic::trans_plane`): 64 bytes per

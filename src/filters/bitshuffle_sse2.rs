@@ -18,56 +18,12 @@ use crate::filters::shuffle::sse2::{self as byte, at16, at16_mut, load, store};
 
 /// Bit-shuffles `src` (`M*s` bytes, `M` a multiple of 8, `s <= 256`) into `dst`.
 pub(crate) fn bitshuffle(s: usize, src: &[u8], dst: &mut [u8]) {
-    let len = src.len().min(dst.len());
-    let m = len / s / 8 * 8;
-    let row = m / 8;
-    if row == 0 {
-        return;
-    }
-    if s == 1 {
-        trans_plane(&src[..m], &mut dst[..m], row, 0);
-        return;
-    }
-    let tile = generic::tile_elems(s).min(m);
-    super::with_scratch(tile * s, |tmp| {
-        let mut k0 = 0;
-        while k0 < m {
-            let t = tile.min(m - k0);
-            let buf = &mut tmp[..t * s];
-            byte::shuffle(s, &src[k0 * s..(k0 + t) * s], buf);
-            for (plane, rows) in buf.chunks_exact(t).zip(dst.chunks_exact_mut(8 * row)) {
-                trans_plane(plane, rows, row, k0 / 8);
-            }
-            k0 += t;
-        }
-    });
+    super::forward_tiles(s, src, dst, byte::shuffle, trans_plane);
 }
 
 /// Inverse of [`bitshuffle`].
 pub(crate) fn bitunshuffle(s: usize, src: &[u8], dst: &mut [u8]) {
-    let len = src.len().min(dst.len());
-    let m = len / s / 8 * 8;
-    let row = m / 8;
-    if row == 0 {
-        return;
-    }
-    if s == 1 {
-        untrans_plane(&src[..m], row, 0, &mut dst[..m]);
-        return;
-    }
-    let tile = generic::tile_elems(s).min(m);
-    super::with_scratch(tile * s, |tmp| {
-        let mut k0 = 0;
-        while k0 < m {
-            let t = tile.min(m - k0);
-            let buf = &mut tmp[..t * s];
-            for (plane, rows) in buf.chunks_exact_mut(t).zip(src.chunks_exact(8 * row)) {
-                untrans_plane(rows, row, k0 / 8, plane);
-            }
-            byte::unshuffle(s, buf, &mut dst[k0 * s..(k0 + t) * s]);
-            k0 += t;
-        }
-    });
+    super::inverse_tiles(s, src, dst, untrans_plane, byte::unshuffle);
 }
 
 /// Bit-transposes one byte plane into its 8 rows (see `generic::trans_plane`).

@@ -328,7 +328,12 @@ pub fn parallel_copy(nthreads: usize, dst: &mut [u8], src: &[u8]) {
     const PIECE: usize = 256 * 1024;
     assert_eq!(dst.len(), src.len(), "parallel_copy: lengths differ");
     if nthreads <= 1 || dst.len() < 2 * PIECE {
-        dst.copy_from_slice(src);
+        // In pieces even on one thread: glibc copies below 1 MiB with `rep movsb` and larger
+        // ones with a vector loop that is ~20% slower on AMD Zen 5 (4 MiB: 33.5 GB/s whole,
+        // 40-42 in 64-512 KiB pieces); C-Blosc2 copies a memcpyed chunk block by block.
+        for (d, s) in dst.chunks_mut(PIECE).zip(src.chunks(PIECE)) {
+            d.copy_from_slice(s);
+        }
         return;
     }
     let pieces: Vec<Mutex<&mut [u8]>> = dst.chunks_mut(PIECE).map(Mutex::new).collect();

@@ -91,7 +91,7 @@ pub(super) unsafe fn trans_plane(plane: &[u8], rows: &mut [u8], row: usize, q0: 
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn untrans_plane(rows: &[u8], row: usize, q0: usize, plane: &mut [u8]) {
+pub(super) unsafe fn untrans_plane(rows: &[u8], row: usize, q0: usize, plane: &mut [u8]) {
     let vec_end = plane.len() / 256 * 256;
     for (i, chunk) in plane[..vec_end].chunks_exact_mut(256).enumerate() {
         let q = q0 + 32 * i;

@@ -20,6 +20,9 @@ mod avx2;
 #[path = "bitshuffle_avx512.rs"]
 mod avx512;
 #[cfg(target_arch = "x86_64")]
+#[path = "bitshuffle_gfni.rs"]
+mod gfni;
+#[cfg(target_arch = "x86_64")]
 #[path = "bitshuffle_sse2.rs"]
 mod sse2;
 
@@ -28,6 +31,18 @@ mod sse2;
 fn has_avx512bw() -> bool {
     static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *HAS.get_or_init(|| std::is_x86_feature_detected!("avx512bw"))
+}
+
+/// Whether the CPU also has AVX512VBMI and GFNI (the forward GFNI kernel), detected on first
+/// use.
+#[cfg(target_arch = "x86_64")]
+fn has_gfni_vbmi() -> bool {
+    static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HAS.get_or_init(|| {
+        has_avx512bw()
+            && std::is_x86_feature_detected!("avx512vbmi")
+            && std::is_x86_feature_detected!("gfni")
+    })
 }
 
 /// Largest element size the SIMD kernels take (their tile sizing assumes it); larger ones
@@ -161,11 +176,14 @@ pub fn bitshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
     if body > 0 {
         let (src_body, dst_body) = (&src[..body], &mut dst[..body]);
         match isa() {
-            // SAFETY: `isa()` returns `Avx2` only after detecting AVX2 on this CPU, and
-            // `has_avx512bw()` is true only after detecting AVX512BW.
+            // SAFETY: `isa()` returns `Avx2` only after detecting AVX2 on this CPU,
+            // `has_avx512bw()` is true only after detecting AVX512BW and `has_gfni_vbmi()` only
+            // after detecting AVX512BW, AVX512VBMI and GFNI.
             #[cfg(target_arch = "x86_64")]
             Isa::Avx2 if s <= MAX_SIMD_TYPESIZE => unsafe {
-                if has_avx512bw() {
+                if has_gfni_vbmi() {
+                    gfni::bitshuffle(s, src_body, dst_body)
+                } else if has_avx512bw() {
                     avx512::bitshuffle(s, src_body, dst_body)
                 } else {
                     avx2::bitshuffle(s, src_body, dst_body)
@@ -489,6 +507,26 @@ mod tests {
             // SAFETY: AVX512BW and AVX2 were detected just above.
             &|t, s, d| unsafe { avx512::bitshuffle(t, s, d) },
             // SAFETY: as above.
+            &|t, s, d| unsafe { avx512::bitunshuffle(t, s, d) },
+        );
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn gfni_matches_generic() {
+        if !(std::is_x86_feature_detected!("avx512bw")
+            && std::is_x86_feature_detected!("avx512vbmi")
+            && std::is_x86_feature_detected!("gfni")
+            && std::is_x86_feature_detected!("avx2"))
+        {
+            eprintln!("note: AVX512VBMI/GFNI not available, GFNI bitshuffle kernel not tested");
+            return;
+        }
+        check_kernel(
+            "gfni",
+            // SAFETY: AVX512BW, AVX512VBMI, GFNI and AVX2 were detected just above.
+            &|t, s, d| unsafe { gfni::bitshuffle(t, s, d) },
+            // SAFETY: as above (the inverse is the AVX512BW one).
             &|t, s, d| unsafe { avx512::bitunshuffle(t, s, d) },
         );
     }

@@ -54,7 +54,7 @@ pub(crate) unsafe fn bitunshuffle(s: usize, src: &[u8], dst: &mut [u8]) {
 /// The CPU must support AVX512BW and AVX2.
 #[target_feature(enable = "avx512bw,avx2")]
 #[inline]
-unsafe fn trans_plane(plane: &[u8], rows: &mut [u8], row: usize, q0: usize) {
+pub(super) unsafe fn trans_plane(plane: &[u8], rows: &mut [u8], row: usize, q0: usize) {
     let end = plane.len() / 64 * 64;
     for (i, chunk) in plane[..end].chunks_exact(64).enumerate() {
         let chunk: &[u8; 64] = chunk.try_into().expect("64 bytes");

@@ -5,8 +5,8 @@
 //! elements per byte, first element in the least significant bit. Bytes from `M*S` on are copied.
 //!
 //! `generic` is the specification. The x86_64 kernels (`bitshuffle_sse2.rs`,
-//! `bitshuffle_avx2.rs`, `bitshuffle_avx512.rs`, and `bitshuffle_gfni.rs` for the forward
-//! direction on CPUs with GFNI and AVX512VBMI) work on tiles of elements: a tile is
+//! `bitshuffle_avx2.rs`, `bitshuffle_avx512.rs`, and `bitshuffle_gfni.rs` on CPUs with GFNI
+//! and AVX512VBMI) work on tiles of elements: a tile is
 //! byte-shuffled with the SIMD byte shuffle into a per-thread scratch buffer (giving `S` byte
 //! planes), and each plane is then bit-transposed (`movemask`, or `gf2p8affine`) into its 8
 //! output rows (and the reverse for unshuffling). The implementation is chosen once per process
@@ -34,8 +34,7 @@ fn has_avx512bw() -> bool {
     *HAS.get_or_init(|| std::is_x86_feature_detected!("avx512bw"))
 }
 
-/// Whether the CPU also has AVX512VBMI and GFNI (the forward GFNI kernel), detected on first
-/// use.
+/// Whether the CPU also has AVX512VBMI and GFNI (the GFNI kernels), detected on first use.
 #[cfg(target_arch = "x86_64")]
 fn has_gfni_vbmi() -> bool {
     static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
@@ -218,11 +217,14 @@ pub fn bitunshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
     if body > 0 {
         let (src_body, dst_body) = (&src[..body], &mut dst[..body]);
         match isa() {
-            // SAFETY: `isa()` returns `Avx2` only after detecting AVX2 on this CPU, and
-            // `has_avx512bw()` is true only after detecting AVX512BW.
+            // SAFETY: `isa()` returns `Avx2` only after detecting AVX2 on this CPU,
+            // `has_avx512bw()` is true only after detecting AVX512BW and `has_gfni_vbmi()` only
+            // after detecting AVX512BW, AVX512VBMI and GFNI.
             #[cfg(target_arch = "x86_64")]
             Isa::Avx2 if s <= MAX_SIMD_TYPESIZE => unsafe {
-                if has_avx512bw() {
+                if has_gfni_vbmi() {
+                    gfni::bitunshuffle(s, src_body, dst_body)
+                } else if has_avx512bw() {
                     avx512::bitunshuffle(s, src_body, dst_body)
                 } else {
                     avx2::bitunshuffle(s, src_body, dst_body)
@@ -527,8 +529,8 @@ mod tests {
             "gfni",
             // SAFETY: AVX512BW, AVX512VBMI, GFNI and AVX2 were detected just above.
             &|t, s, d| unsafe { gfni::bitshuffle(t, s, d) },
-            // SAFETY: as above (the inverse is the AVX512BW one).
-            &|t, s, d| unsafe { avx512::bitunshuffle(t, s, d) },
+            // SAFETY: as above.
+            &|t, s, d| unsafe { gfni::bitunshuffle(t, s, d) },
         );
     }
 

@@ -79,7 +79,7 @@ pub(super) unsafe fn trans_plane(plane: &[u8], rows: &mut [u8], row: usize, q0: 
 /// The CPU must support AVX512BW and AVX2.
 #[target_feature(enable = "avx512bw,avx2")]
 #[inline]
-unsafe fn untrans_plane(rows: &[u8], row: usize, q0: usize, plane: &mut [u8]) {
+pub(super) unsafe fn untrans_plane(rows: &[u8], row: usize, q0: usize, plane: &mut [u8]) {
     let end = plane.len() / 64 * 64;
     let one = _mm512_set1_epi8(1);
     for (i, chunk) in plane[..end].chunks_exact_mut(64).enumerate() {

@@ -38,11 +38,7 @@ fn has_avx512bw() -> bool {
 #[cfg(target_arch = "x86_64")]
 fn has_gfni_vbmi() -> bool {
     static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *HAS.get_or_init(|| {
-        has_avx512bw()
-            && std::is_x86_feature_detected!("avx512vbmi")
-            && std::is_x86_feature_detected!("gfni")
-    })
+    *HAS.get_or_init(|| super::shuffle::has_avx512vbmi() && std::is_x86_feature_detected!("gfni"))
 }
 
 /// Largest element size the SIMD kernels take (their tile sizing assumes it); larger ones

@@ -5,8 +5,8 @@
 //! groups' bytes of each row into one 64-bit lane; an 8×8 transpose of 64-bit lanes over eight
 //! such vectors then gives 64 bytes of each row, stored in one instruction (the AVX512BW kernel
 //! stores 8 bytes per row per 64 plane bytes). The inverse runs the same steps backwards (each
-//! is its own inverse). Tails and the byte shuffle of each tile use the AVX512BW / AVX2
-//! kernels.
+//! is its own inverse). The byte shuffle of each tile is `shuffle_avx512.rs` (AVX2 for the sizes
+//! it does not take); plane tails use the AVX512BW kernel.
 //!
 //! The only `unsafe` precondition of these functions is the CPU feature (AVX512BW, AVX512VBMI,
 //! GFNI and AVX2, detected once by the dispatcher). All memory accesses go through `&[u8; 64]`
@@ -15,7 +15,7 @@
 use std::arch::x86_64::*;
 
 use super::avx512;
-use crate::filters::shuffle::avx2 as byte;
+use crate::filters::shuffle::avx512::{self as byte, transpose_lanes};
 
 /// Bit-shuffles `src` (`M*s` bytes, `M` a multiple of 8, `s <= 256`) into `dst`.
 ///
@@ -53,48 +53,6 @@ pub(crate) unsafe fn bitunshuffle(s: usize, src: &[u8], dst: &mut [u8]) {
 
 /// Byte `i` of each 8-byte group selects bit `i` (the vector operand of `gf2p8affine`).
 const BITS: i64 = 0x8040_2010_0804_0201u64 as i64;
-
-/// The 8×8 transpose of 64-bit lanes over eight vectors: lane `k` of result `j` is lane `j` of
-/// `u[k]` (its own inverse).
-///
-/// # Safety
-/// The CPU must support AVX-512F.
-#[target_feature(enable = "avx512f")]
-#[inline]
-unsafe fn transpose_lanes(u: [__m512i; 8]) -> [__m512i; 8] {
-    let lo = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
-    let hi = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
-    let l = [
-        _mm512_unpacklo_epi64(u[0], u[1]),
-        _mm512_unpacklo_epi64(u[2], u[3]),
-        _mm512_unpacklo_epi64(u[4], u[5]),
-        _mm512_unpacklo_epi64(u[6], u[7]),
-    ];
-    let h = [
-        _mm512_unpackhi_epi64(u[0], u[1]),
-        _mm512_unpackhi_epi64(u[2], u[3]),
-        _mm512_unpackhi_epi64(u[4], u[5]),
-        _mm512_unpackhi_epi64(u[6], u[7]),
-    ];
-    let m0 = _mm512_permutex2var_epi64(l[0], lo, l[1]);
-    let m1 = _mm512_permutex2var_epi64(l[0], hi, l[1]);
-    let m2 = _mm512_permutex2var_epi64(l[2], lo, l[3]);
-    let m3 = _mm512_permutex2var_epi64(l[2], hi, l[3]);
-    let n0 = _mm512_permutex2var_epi64(h[0], lo, h[1]);
-    let n1 = _mm512_permutex2var_epi64(h[0], hi, h[1]);
-    let n2 = _mm512_permutex2var_epi64(h[2], lo, h[3]);
-    let n3 = _mm512_permutex2var_epi64(h[2], hi, h[3]);
-    [
-        _mm512_shuffle_i64x2::<0x44>(m0, m2),
-        _mm512_shuffle_i64x2::<0x44>(n0, n2),
-        _mm512_shuffle_i64x2::<0x44>(m1, m3),
-        _mm512_shuffle_i64x2::<0x44>(n1, n3),
-        _mm512_shuffle_i64x2::<0xEE>(m0, m2),
-        _mm512_shuffle_i64x2::<0xEE>(n0, n2),
-        _mm512_shuffle_i64x2::<0xEE>(m1, m3),
-        _mm512_shuffle_i64x2::<0xEE>(n1, n3),
-    ]
-}
 
 /// Bit-transposes one byte plane into its 8 rows (see `generic::trans_plane`): 512 bytes per
 /// step, one 64-byte store per row; the tail goes to the AVX512BW version.

@@ -4,14 +4,18 @@
 //! `S` planes of `N` bytes (all first bytes, then all second bytes, …); the `L % S` trailing
 //! bytes are copied unchanged. `generic` is the specification; on x86_64 the SSE2 and AVX2
 //! kernels (`shuffle_sse2.rs`, `shuffle_avx2.rs`) handle the element sizes 2, 4, 8 and 16 (using
-//! `generic` for the tails); the other sizes run `generic`. The implementation is chosen once
-//! per process (`isa`).
+//! `generic` for the tails), and with AVX512VBMI `shuffle_avx512.rs` the sizes 4 and 8; the other
+//! sizes run `generic`. The implementation is chosen once per process (`isa`,
+//! `has_avx512vbmi`).
 
 use std::sync::OnceLock;
 
 #[cfg(target_arch = "x86_64")]
 #[path = "shuffle_avx2.rs"]
 pub(crate) mod avx2;
+#[cfg(target_arch = "x86_64")]
+#[path = "shuffle_avx512.rs"]
+pub(crate) mod avx512;
 #[cfg(target_arch = "x86_64")]
 #[path = "shuffle_sse2.rs"]
 pub(crate) mod sse2;
@@ -54,6 +58,16 @@ fn detect() -> Isa {
     Isa::Generic
 }
 
+/// Whether the CPU has AVX512BW and AVX512VBMI (the AVX-512 byte-shuffle kernels, and with GFNI
+/// the bit-shuffle ones), detected on first use.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn has_avx512vbmi() -> bool {
+    static HAS: OnceLock<bool> = OnceLock::new();
+    *HAS.get_or_init(|| {
+        std::is_x86_feature_detected!("avx512bw") && std::is_x86_feature_detected!("avx512vbmi")
+    })
+}
+
 /// Whether the SSE2 kernels have a vector path for this element size (the others run the
 /// generic code; the AVX2 kernels take every size).
 #[cfg(target_arch = "x86_64")]
@@ -86,9 +100,16 @@ pub fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
         return;
     }
     match isa() {
-        // SAFETY: `isa()` returns `Avx2` only after detecting AVX2 on this CPU.
+        // SAFETY: `isa()` returns `Avx2` only after detecting AVX2 on this CPU, and
+        // `has_avx512vbmi()` is true only after detecting AVX512BW and AVX512VBMI.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { avx2::shuffle(typesize, src, dst) },
+        Isa::Avx2 => unsafe {
+            if matches!(typesize, 4 | 8) && has_avx512vbmi() {
+                avx512::shuffle(typesize, src, dst)
+            } else {
+                avx2::shuffle(typesize, src, dst)
+            }
+        },
         #[cfg(target_arch = "x86_64")]
         Isa::Sse2 if has_simd_kernel(typesize) => sse2::shuffle(typesize, src, dst),
         _ => generic::shuffle(typesize, src, dst),
@@ -118,9 +139,16 @@ pub fn unshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
         return;
     }
     match isa() {
-        // SAFETY: `isa()` returns `Avx2` only after detecting AVX2 on this CPU.
+        // SAFETY: `isa()` returns `Avx2` only after detecting AVX2 on this CPU, and
+        // `has_avx512vbmi()` is true only after detecting AVX512BW and AVX512VBMI.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { avx2::unshuffle(typesize, src, dst) },
+        Isa::Avx2 => unsafe {
+            if matches!(typesize, 4 | 8) && has_avx512vbmi() {
+                avx512::unshuffle(typesize, src, dst)
+            } else {
+                avx2::unshuffle(typesize, src, dst)
+            }
+        },
         #[cfg(target_arch = "x86_64")]
         Isa::Sse2 if has_simd_kernel(typesize) => sse2::unshuffle(typesize, src, dst),
         _ => generic::unshuffle(typesize, src, dst),
@@ -371,6 +399,22 @@ pub(crate) mod tests {
             &|t, s, d| unsafe { avx2::shuffle(t, s, d) },
             // SAFETY: as above.
             &|t, s, d| unsafe { avx2::unshuffle(t, s, d) },
+        );
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx512_matches_generic() {
+        if !(has_avx512vbmi() && std::is_x86_feature_detected!("avx2")) {
+            eprintln!("note: AVX512VBMI not available, AVX-512 shuffle kernels not tested");
+            return;
+        }
+        check_kernel(
+            "avx512",
+            // SAFETY: AVX512BW, AVX512VBMI and AVX2 were detected just above.
+            &|t, s, d| unsafe { avx512::shuffle(t, s, d) },
+            // SAFETY: as above.
+            &|t, s, d| unsafe { avx512::unshuffle(t, s, d) },
         );
     }
 

@@ -5,11 +5,11 @@
 //! elements per byte, first element in the least significant bit. Bytes from `M*S` on are copied.
 //!
 //! `generic` is the specification. The x86_64 kernels (`bitshuffle_sse2.rs`,
-//! `bitshuffle_avx2.rs`, `bitshuffle_avx512.rs`, and `bitshuffle_gfni.rs` on CPUs with GFNI
-//! and AVX512VBMI) work on tiles of elements: a tile is
-//! byte-shuffled with the SIMD byte shuffle into a per-thread scratch buffer (giving `S` byte
-//! planes), and each plane is then bit-transposed (`movemask`, or `gf2p8affine`) into its 8
-//! output rows (and the reverse for unshuffling). The implementation is chosen once per process
+//! `bitshuffle_avx2.rs`, `bitshuffle_avx512.rs`, and `bitshuffle_gfni.rs` on CPUs with GFNI and
+//! AVX512VBMI) work on tiles of elements: a tile is byte-shuffled with the SIMD byte shuffle
+//! into a per-thread scratch buffer (giving `S` byte planes), and each plane is then
+//! bit-transposed (`movemask`, or `gf2p8affine`) into its 8 output rows (and the reverse for
+//! unshuffling). The implementation is chosen once per process
 //! (`shuffle::isa`, and one-time AVX512BW and GFNI/AVX512VBMI checks).
 
 use super::shuffle::{isa, Isa};

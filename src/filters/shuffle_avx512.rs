@@ -160,106 +160,65 @@ pub(crate) unsafe fn unshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
     generic::unshuffle_from(typesize, done, src, dst);
 }
 
-/// Element size 4, groups of 64 elements; returns the elements done.
-///
-/// # Safety
-/// The CPU must support AVX512BW and AVX512VBMI.
-#[target_feature(enable = "avx512bw,avx512vbmi")]
-unsafe fn shuffle4(src: &[u8], dst: &mut [u8]) -> usize {
-    let n = src.len().min(dst.len()) / 4;
-    let end = n / 64 * 64;
-    if end == 0 {
-        return 0;
-    }
-    let idx = load(&SHUF4, 0);
-    let mut planes = planes_mut::<4>(dst, n);
-    for k in (0..end).step_by(64) {
-        let group = &src[4 * k..4 * k + 256];
-        let mut u = [_mm512_setzero_si512(); 4];
-        for (j, x) in u.iter_mut().enumerate() {
-            *x = _mm512_permutexvar_epi8(idx, load(group, 64 * j));
+/// Generates the group loops for one element size `$s`: `$shuf`/`$unshuf` process whole groups
+/// of 64 elements (`$s` vectors, permuted by `$fwd`/`$inv` and lane-transposed by `$transpose`)
+/// and return the elements done.
+macro_rules! group_loops {
+    ($shuf:ident, $unshuf:ident, $s:literal, $fwd:ident, $inv:ident, $transpose:ident) => {
+        /// Byte-shuffles whole groups of 64 elements; returns the elements done.
+        ///
+        /// # Safety
+        /// The CPU must support AVX512BW and AVX512VBMI.
+        #[target_feature(enable = "avx512bw,avx512vbmi")]
+        unsafe fn $shuf(src: &[u8], dst: &mut [u8]) -> usize {
+            let n = src.len().min(dst.len()) / $s;
+            let end = n / 64 * 64;
+            if end == 0 {
+                return 0;
+            }
+            let idx = load(&$fwd, 0);
+            let mut planes = planes_mut::<$s>(dst, n);
+            for k in (0..end).step_by(64) {
+                let group = &src[$s * k..$s * (k + 64)];
+                let mut u = [_mm512_setzero_si512(); $s];
+                for (j, x) in u.iter_mut().enumerate() {
+                    *x = _mm512_permutexvar_epi8(idx, load(group, 64 * j));
+                }
+                for (plane, v) in planes.iter_mut().zip($transpose(u)) {
+                    store(plane, k, v);
+                }
+            }
+            end
         }
-        for (plane, v) in planes.iter_mut().zip(transpose_lanes4(u)) {
-            store(plane, k, v);
+
+        /// The inverse of the loop above.
+        ///
+        /// # Safety
+        /// The CPU must support AVX512BW and AVX512VBMI.
+        #[target_feature(enable = "avx512bw,avx512vbmi")]
+        unsafe fn $unshuf(src: &[u8], dst: &mut [u8]) -> usize {
+            let n = src.len().min(dst.len()) / $s;
+            let end = n / 64 * 64;
+            if end == 0 {
+                return 0;
+            }
+            let idx = load(&$inv, 0);
+            let planes = planes::<$s>(src, n);
+            for k in (0..end).step_by(64) {
+                let mut r = [_mm512_setzero_si512(); $s];
+                for (x, plane) in r.iter_mut().zip(planes) {
+                    *x = load(plane, k);
+                }
+                let group = &mut dst[$s * k..$s * (k + 64)];
+                for (j, v) in $transpose(r).into_iter().enumerate() {
+                    store(group, 64 * j, _mm512_permutexvar_epi8(idx, v));
+                }
+            }
+            end
         }
-    }
-    end
+    };
 }
 
-/// Inverse of [`shuffle4`].
-///
-/// # Safety
-/// The CPU must support AVX512BW and AVX512VBMI.
-#[target_feature(enable = "avx512bw,avx512vbmi")]
-unsafe fn unshuffle4(src: &[u8], dst: &mut [u8]) -> usize {
-    let n = src.len().min(dst.len()) / 4;
-    let end = n / 64 * 64;
-    if end == 0 {
-        return 0;
-    }
-    let idx = load(&UNSHUF4, 0);
-    let planes = planes::<4>(src, n);
-    for k in (0..end).step_by(64) {
-        let mut r = [_mm512_setzero_si512(); 4];
-        for (x, plane) in r.iter_mut().zip(planes) {
-            *x = load(plane, k);
-        }
-        let group = &mut dst[4 * k..4 * k + 256];
-        for (j, v) in transpose_lanes4(r).into_iter().enumerate() {
-            store(group, 64 * j, _mm512_permutexvar_epi8(idx, v));
-        }
-    }
-    end
-}
-
-/// Element size 8, groups of 64 elements; returns the elements done.
-///
-/// # Safety
-/// The CPU must support AVX512BW and AVX512VBMI.
-#[target_feature(enable = "avx512bw,avx512vbmi")]
-unsafe fn shuffle8(src: &[u8], dst: &mut [u8]) -> usize {
-    let n = src.len().min(dst.len()) / 8;
-    let end = n / 64 * 64;
-    if end == 0 {
-        return 0;
-    }
-    let idx = load(&SHUF8, 0);
-    let mut planes = planes_mut::<8>(dst, n);
-    for k in (0..end).step_by(64) {
-        let group = &src[8 * k..8 * k + 512];
-        let mut u = [_mm512_setzero_si512(); 8];
-        for (j, x) in u.iter_mut().enumerate() {
-            *x = _mm512_permutexvar_epi8(idx, load(group, 64 * j));
-        }
-        for (plane, v) in planes.iter_mut().zip(transpose_lanes(u)) {
-            store(plane, k, v);
-        }
-    }
-    end
-}
-
-/// Inverse of [`shuffle8`] (the 8×8 byte transpose of [`SHUF8`] is its own inverse).
-///
-/// # Safety
-/// The CPU must support AVX512BW and AVX512VBMI.
-#[target_feature(enable = "avx512bw,avx512vbmi")]
-unsafe fn unshuffle8(src: &[u8], dst: &mut [u8]) -> usize {
-    let n = src.len().min(dst.len()) / 8;
-    let end = n / 64 * 64;
-    if end == 0 {
-        return 0;
-    }
-    let idx = load(&SHUF8, 0);
-    let planes = planes::<8>(src, n);
-    for k in (0..end).step_by(64) {
-        let mut r = [_mm512_setzero_si512(); 8];
-        for (x, plane) in r.iter_mut().zip(planes) {
-            *x = load(plane, k);
-        }
-        let group = &mut dst[8 * k..8 * k + 512];
-        for (j, v) in transpose_lanes(r).into_iter().enumerate() {
-            store(group, 64 * j, _mm512_permutexvar_epi8(idx, v));
-        }
-    }
-    end
-}
+group_loops!(shuffle4, unshuffle4, 4, SHUF4, UNSHUF4, transpose_lanes4);
+// The 8×8 byte transpose of `SHUF8` is its own inverse.
+group_loops!(shuffle8, unshuffle8, 8, SHUF8, SHUF8, transpose_lanes);

@@ -9,13 +9,13 @@
 //! it does not take); plane tails use the AVX512BW kernel.
 //!
 //! The only `unsafe` precondition of these functions is the CPU feature (AVX512BW, AVX512VBMI,
-//! GFNI and AVX2, detected once by the dispatcher). All memory accesses go through `&[u8; 64]`
-//! / `&mut [u8; 64]` references taken from bounds-checked slices.
+//! GFNI and AVX2, detected once by the dispatcher). All memory accesses go through the
+//! bounds-checked 64-byte `load`/`store` of `shuffle_avx512.rs`.
 
 use std::arch::x86_64::*;
 
 use super::avx512;
-use crate::filters::shuffle::avx512::{self as byte, transpose_lanes};
+use crate::filters::shuffle::avx512::{self as byte, load, store, transpose_lanes, SHUF8};
 
 /// Bit-shuffles `src` (`M*s` bytes, `M` a multiple of 8, `s <= 256`) into `dst`.
 ///
@@ -54,6 +54,30 @@ pub(crate) unsafe fn bitunshuffle(s: usize, src: &[u8], dst: &mut [u8]) {
 /// Byte `i` of each 8-byte group selects bit `i` (the vector operand of `gf2p8affine`).
 const BITS: i64 = 0x8040_2010_0804_0201u64 as i64;
 
+/// Reverses the 8 bytes of each group: `gf2p8affine` takes the matrix's row `7 - b` for output
+/// bit `b`, so after the reversal a group's first element lands in bit 0.
+const REV: [u8; 64] = {
+    let mut a = [0u8; 64];
+    let mut i = 0;
+    while i < 64 {
+        a[i] = (i / 8 * 8 + 7 - i % 8) as u8;
+        i += 1;
+    }
+    a
+};
+
+/// The inverse kernel's [`SHUF8`] (the forward kernel's row gather, its own inverse) followed
+/// by [`REV`], in one permutation: byte `t` of group `j` comes from byte `8 * (7 - t) + j`.
+const SCATTER: [u8; 64] = {
+    let mut a = [0u8; 64];
+    let mut i = 0;
+    while i < 64 {
+        a[i] = SHUF8[REV[i] as usize];
+        i += 1;
+    }
+    a
+};
+
 /// Bit-transposes one byte plane into its 8 rows (see `generic::trans_plane`): 512 bytes per
 /// step, one 64-byte store per row; the tail goes to the AVX512BW version.
 ///
@@ -63,39 +87,15 @@ const BITS: i64 = 0x8040_2010_0804_0201u64 as i64;
 #[inline]
 unsafe fn trans_plane(plane: &[u8], rows: &mut [u8], row: usize, q0: usize) {
     let end = plane.len() / 512 * 512;
-    // Reverses the 8 bytes of each group: the matrix's row 7 - b gives output bit b, so the
-    // group's first element lands in bit 0.
-    let rev = _mm512_set_epi64(
-        0x0001_0203_0405_0607 + 0x3838_3838_3838_3838,
-        0x0001_0203_0405_0607 + 0x3030_3030_3030_3030,
-        0x0001_0203_0405_0607 + 0x2828_2828_2828_2828,
-        0x0001_0203_0405_0607 + 0x2020_2020_2020_2020,
-        0x0001_0203_0405_0607 + 0x1818_1818_1818_1818,
-        0x0001_0203_0405_0607 + 0x1010_1010_1010_1010,
-        0x0001_0203_0405_0607 + 0x0808_0808_0808_0808,
-        0x0001_0203_0405_0607,
-    );
+    let rev = load(&REV, 0);
     // Byte i of each group selects bit i: output byte i = bit i of the group's 8 elements.
     let bits = _mm512_set1_epi64(BITS);
-    // Byte 8k + j of the result = byte 8j + k of the input (8×8 byte transpose): lane k holds
-    // row k's bytes of the 8 groups.
-    let gather = _mm512_set_epi64(
-        0x3f37_2f27_1f17_0f07,
-        0x3e36_2e26_1e16_0e06,
-        0x3d35_2d25_1d15_0d05,
-        0x3c34_2c24_1c14_0c04,
-        0x3b33_2b23_1b13_0b03,
-        0x3a32_2a22_1a12_0a02,
-        0x3931_2921_1911_0901,
-        0x3830_2820_1810_0800,
-    );
+    // The 8×8 byte transpose of the byte shuffle: lane k gets row k's bytes of the 8 groups.
+    let gather = load(&SHUF8, 0);
     for (i, chunk) in plane[..end].chunks_exact(512).enumerate() {
         let mut u = [_mm512_setzero_si512(); 8];
         for (j, x) in u.iter_mut().enumerate() {
-            let c: &[u8; 64] = chunk[64 * j..64 * j + 64].try_into().expect("64 bytes");
-            // SAFETY: `c` is 64 readable bytes (unaligned load).
-            let v = unsafe { _mm512_loadu_si512(c.as_ptr().cast()) };
-            let m = _mm512_permutexvar_epi8(rev, v);
+            let m = _mm512_permutexvar_epi8(rev, load(chunk, 64 * j));
             let t = _mm512_gf2p8affine_epi64_epi8::<0>(bits, m);
             *x = _mm512_permutexvar_epi8(gather, t);
         }
@@ -103,11 +103,7 @@ unsafe fn trans_plane(plane: &[u8], rows: &mut [u8], row: usize, q0: usize) {
         let out = transpose_lanes(u);
         let q = q0 + 64 * i;
         for (k, v) in out.into_iter().enumerate() {
-            let r: &mut [u8; 64] = (&mut rows[k * row + q..k * row + q + 64])
-                .try_into()
-                .expect("64 bytes");
-            // SAFETY: `r` is 64 writable bytes (unaligned store).
-            unsafe { _mm512_storeu_si512(r.as_mut_ptr().cast(), v) };
+            store(rows, k * row + q, v);
         }
     }
     // SAFETY: AVX512BW and AVX2, as for this function.
@@ -125,36 +121,17 @@ unsafe fn trans_plane(plane: &[u8], rows: &mut [u8], row: usize, q0: usize) {
 unsafe fn untrans_plane(rows: &[u8], row: usize, q0: usize, plane: &mut [u8]) {
     let end = plane.len() / 512 * 512;
     let bits = _mm512_set1_epi64(BITS);
-    // The forward kernel's byte gather followed by its group reversal, in one permutation: byte
-    // t of group j comes from byte 8(7 - t) + j.
-    let scatter = _mm512_set_epi64(
-        0x0008_1018_2028_3038 + 0x0707_0707_0707_0707,
-        0x0008_1018_2028_3038 + 0x0606_0606_0606_0606,
-        0x0008_1018_2028_3038 + 0x0505_0505_0505_0505,
-        0x0008_1018_2028_3038 + 0x0404_0404_0404_0404,
-        0x0008_1018_2028_3038 + 0x0303_0303_0303_0303,
-        0x0008_1018_2028_3038 + 0x0202_0202_0202_0202,
-        0x0008_1018_2028_3038 + 0x0101_0101_0101_0101,
-        0x0008_1018_2028_3038,
-    );
+    let scatter = load(&SCATTER, 0);
     for (i, chunk) in plane[..end].chunks_exact_mut(512).enumerate() {
         let q = q0 + 64 * i;
         let mut r = [_mm512_setzero_si512(); 8];
         for (k, x) in r.iter_mut().enumerate() {
-            let c: &[u8; 64] = rows[k * row + q..k * row + q + 64]
-                .try_into()
-                .expect("64 bytes");
-            // SAFETY: `c` is 64 readable bytes (unaligned load).
-            *x = unsafe { _mm512_loadu_si512(c.as_ptr().cast()) };
+            *x = load(rows, k * row + q);
         }
         for (j, u) in transpose_lanes(r).into_iter().enumerate() {
             // The 8×8 bit transpose is its own inverse (with the group reversal before it).
             let t = _mm512_gf2p8affine_epi64_epi8::<0>(bits, _mm512_permutexvar_epi8(scatter, u));
-            let c: &mut [u8; 64] = (&mut chunk[64 * j..64 * j + 64])
-                .try_into()
-                .expect("64 bytes");
-            // SAFETY: `c` is 64 writable bytes (unaligned store).
-            unsafe { _mm512_storeu_si512(c.as_mut_ptr().cast(), t) };
+            store(chunk, 64 * j, t);
         }
     }
     // SAFETY: AVX512BW and AVX2, as for this function.

@@ -16,7 +16,7 @@ use super::{avx2, generic};
 
 /// The `permutexvar_epi8` indices of the kernels (see [`plane_order`], [`element_order`]).
 const SHUF4: [u8; 64] = plane_order(4);
-const SHUF8: [u8; 64] = plane_order(8);
+pub(crate) const SHUF8: [u8; 64] = plane_order(8);
 const UNSHUF4: [u8; 64] = element_order(4);
 
 /// `permutexvar_epi8` indices putting 64 bytes of `64 / s` elements in plane order: byte
@@ -50,7 +50,7 @@ const fn element_order(s: usize) -> [u8; 64] {
 /// The CPU must support AVX-512F.
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn load(s: &[u8], at: usize) -> __m512i {
+pub(crate) unsafe fn load(s: &[u8], at: usize) -> __m512i {
     let b: &[u8; 64] = s[at..at + 64].try_into().expect("64 bytes");
     // SAFETY: `b` is 64 readable bytes (unaligned load).
     unsafe { _mm512_loadu_si512(b.as_ptr().cast()) }
@@ -62,7 +62,7 @@ unsafe fn load(s: &[u8], at: usize) -> __m512i {
 /// The CPU must support AVX-512F.
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn store(s: &mut [u8], at: usize, v: __m512i) {
+pub(crate) unsafe fn store(s: &mut [u8], at: usize, v: __m512i) {
     let b: &mut [u8; 64] = (&mut s[at..at + 64]).try_into().expect("64 bytes");
     // SAFETY: `b` is 64 writable bytes (unaligned store).
     unsafe { _mm512_storeu_si512(b.as_mut_ptr().cast(), v) }

@@ -78,6 +78,9 @@ pub struct Array<S: BorrowMut<Schunk> = Schunk> {
     dtype: Option<Vec<u8>>,
     dtype_format: i8,
     sc: S,
+    /// A chunk-sized buffer kept between calls (slices, selections), so that each call does
+    /// not allocate and zero a whole chunk again.
+    scratch: Vec<u8>,
 }
 
 fn product(shape: &[i64]) -> Result<i64> {
@@ -188,6 +191,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
             dtype: Some(meta.dtype_or_default().to_vec()),
             dtype_format: meta.dtype_format,
             sc,
+            scratch: Vec::new(),
         };
         a.chunk_nbytes()?;
         a.write_meta()?;
@@ -261,6 +265,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
             dtype: meta.dtype.clone(),
             dtype_format: meta.dtype_format,
             sc,
+            scratch: Vec::new(),
         };
         a.chunk_nbytes()?;
         Ok(a)
@@ -603,6 +608,47 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         Ok(())
     }
 
+    /// A chunk-sized buffer: the one kept from an earlier call, or a new zeroed one. Its
+    /// content is whatever the last call left; give it back with [`Self::keep_chunk_buffer`].
+    fn chunk_buffer(&mut self) -> Result<Vec<u8>> {
+        let n = self.chunk_nbytes()?;
+        let v = std::mem::take(&mut self.scratch);
+        if v.len() == n {
+            Ok(v)
+        } else {
+            crate::error::zeroed_vec(n)
+        }
+    }
+
+    /// Hand the array a chunk buffer kept from earlier calls (the C layer rebuilds its array
+    /// view on each call and keeps the buffer in between).
+    pub(crate) fn set_scratch(&mut self, v: Vec<u8>) {
+        self.scratch = v;
+    }
+
+    /// Take the chunk buffer kept for the next call.
+    pub(crate) fn take_scratch(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.scratch)
+    }
+
+    /// Keep `v` (from [`Self::chunk_buffer`]) for the next call.
+    fn keep_chunk_buffer(&mut self, v: Vec<u8>) {
+        self.scratch = v;
+    }
+
+    /// Whether copying the slice part `c` into a chunk buffer writes every byte of it (the
+    /// slice covers the chunk, which is not cut by the array's edge and is a whole number of
+    /// blocks), so that the buffer needs no clearing first.
+    fn writes_whole_chunk(&self, c: &ChunkSlice) -> bool {
+        let g = &self.geom;
+        c.covers_chunk()
+            && g.chunkshape()
+                .iter()
+                .zip(g.blockshape())
+                .zip(c.origin.iter().zip(&c.end))
+                .all(|((&cs, &bs), (&o, &e))| cs % bs == 0 && e - o == cs as i64)
+    }
+
     fn check_buffer_shape(&self, bufshape: &[i64], start: &[i64], stop: &[i64]) -> Result<usize> {
         self.geom.check_slice(start, stop)?;
         if bufshape.len() != self.ndim() {
@@ -691,15 +737,23 @@ impl<S: BorrowMut<Schunk>> Array<S> {
     ) -> Result<()> {
         let need = self.check_buffer_shape(bufshape, start, stop)?;
         check_buffer("destination", buf.len(), need)?;
-        // As C-Blosc2: the part of the buffer outside the slice reads as zeros.
-        buf[..need].fill(0);
+        // As C-Blosc2: the part of the buffer outside the slice reads as zeros (a buffer of
+        // the slice's own shape has no such part).
+        if bufshape
+            .iter()
+            .zip(start.iter().zip(stop))
+            .any(|(&b, (&a, &z))| b != z - a)
+        {
+            buf[..need].fill(0);
+        }
         let chunks: Vec<ChunkSlice> = self.geom.slice_chunks(start, stop)?.collect();
-        let mut chunk = crate::error::zeroed_vec(self.chunk_nbytes()?)?;
+        let mut chunk = self.chunk_buffer()?;
         for c in &chunks {
             let mask = self.geom.block_maskout(c);
             self.read_chunk(c.nchunk, &mut chunk, Some(&mask))?;
             self.copy_blocks(c, &mut chunk, BufRef::Out(buf), bufshape, start)?;
         }
+        self.keep_chunk_buffer(chunk);
         Ok(())
     }
 
@@ -733,16 +787,18 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         let need = self.check_buffer_shape(bufshape, start, stop)?;
         check_buffer("source", buf.len(), need)?;
         let chunks: Vec<ChunkSlice> = self.geom.slice_chunks(start, stop)?.collect();
-        let mut chunk = crate::error::zeroed_vec(self.chunk_nbytes()?)?;
+        let mut chunk = self.chunk_buffer()?;
         for c in &chunks {
-            if c.covers_chunk() {
-                chunk.fill(0);
-            } else {
+            if !c.covers_chunk() {
                 self.read_chunk(c.nchunk, &mut chunk, None)?;
+            } else if !self.writes_whole_chunk(c) {
+                // the padding beyond the array's edge (or the chunk's last blocks) is zeros
+                chunk.fill(0);
             }
             self.copy_blocks(c, &mut chunk, BufRef::In(buf), bufshape, start)?;
             self.write_chunk(c.nchunk, &chunk)?;
         }
+        self.keep_chunk_buffer(chunk);
         Ok(())
     }
 
@@ -827,7 +883,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
             locs.push((self.geom.locate(&idx)?, k));
         }
         locs.sort_by_key(|(l, _)| l.nchunk);
-        let mut chunk = crate::error::zeroed_vec(self.chunk_nbytes()?)?;
+        let mut chunk = self.chunk_buffer()?;
         let mut cur = -1;
         for (l, k) in locs {
             if l.nchunk != cur {
@@ -837,6 +893,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
             let off = l.chunk_item as usize * itemsize;
             buf[k * itemsize..(k + 1) * itemsize].copy_from_slice(&chunk[off..off + itemsize]);
         }
+        self.keep_chunk_buffer(chunk);
         Ok(())
     }
 
@@ -924,7 +981,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         let itemsize = self.itemsize();
         let plan = self.orthogonal_plan(selection, bufshape)?;
         check_buffer("destination", buf.len(), buffer_len(bufshape, itemsize)?)?;
-        let mut chunk = crate::error::zeroed_vec(self.chunk_nbytes()?)?;
+        let mut chunk = self.chunk_buffer()?;
         let mut cur = -1;
         for (bpos, nchunk, item) in plan {
             if nchunk != cur {
@@ -934,6 +991,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
             let (o, i) = (bpos * itemsize, item as usize * itemsize);
             buf[o..o + itemsize].copy_from_slice(&chunk[i..i + itemsize]);
         }
+        self.keep_chunk_buffer(chunk);
         Ok(())
     }
 
@@ -964,7 +1022,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         let itemsize = self.itemsize();
         let plan = self.orthogonal_plan(selection, bufshape)?;
         check_buffer("source", buf.len(), buffer_len(bufshape, itemsize)?)?;
-        let mut chunk = crate::error::zeroed_vec(self.chunk_nbytes()?)?;
+        let mut chunk = self.chunk_buffer()?;
         let mut cur = -1;
         for (bpos, nchunk, item) in plan {
             if nchunk != cur {
@@ -980,6 +1038,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         if cur >= 0 {
             self.write_chunk(cur, &chunk)?;
         }
+        self.keep_chunk_buffer(chunk);
         Ok(())
     }
 

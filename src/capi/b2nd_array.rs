@@ -156,7 +156,9 @@ unsafe fn with_array<T>(
     // SAFETY: the array's super-chunk is NULL or live.
     let h = unsafe { handle(a.sc) }.ok_or_else(null)?;
     let mut arr = Array::attach(&meta, &mut h.core)?;
+    arr.set_scratch(std::mem::take(&mut h.array_scratch));
     let r = f(&mut arr);
+    h.array_scratch = arr.take_scratch();
     let g = arr.geometry().clone();
     let mirrors = h.rebuild_mirrors();
     set_fields(a, &g, h);

@@ -19,7 +19,7 @@ use super::types::*;
 use super::{guard, slice, slice_mut};
 use crate::chunk::header::{Header, MAX_BUFFERSIZE, MAX_OVERHEAD};
 use crate::params::{CParams, DParams};
-use crate::schunk::{ChunkBytes, IntoChunk, Schunk};
+use crate::schunk::{grow_zeroed, with_compress_scratch, ChunkBytes, IntoChunk, Schunk};
 use crate::Error;
 use core::ffi::{c_int, c_void};
 use core::ptr;
@@ -43,6 +43,8 @@ pub(crate) struct SchunkHandle {
     pub(crate) cframe_len: usize,
     /// `core.reloads()` when the C mirrors were last rebuilt.
     seen_reloads: u64,
+    /// The chunk-sized buffer the B2ND calls on this super-chunk keep between calls.
+    pub(crate) array_scratch: Vec<u8>,
 }
 
 /// The handle behind a C super-chunk pointer (`None` for NULL).
@@ -107,29 +109,20 @@ fn ctx_compress(
         crate::trace_error!("Input buffer size cannot exceed {} bytes", MAX_BUFFERSIZE);
         return Err(Error::MaxBufsizeExceeded);
     }
-    let cap = src.len() + MAX_OVERHEAD;
     let compress_into = |out: &mut Vec<u8>| compress_ctx_into(cctx, src, out);
-    // Compress into a buffer kept by the thread (a new zeroed buffer per chunk costs a page
+    // Compress into the buffer the thread keeps (a new zeroed buffer per chunk costs a page
     // fault per page of the whole chunk), then copy the compressed bytes out. A nested call
     // (from a prefilter) or a huge chunk gets a buffer of its own.
-    let r = if cap <= SCRATCH_MAX {
-        COMPRESS_SCRATCH.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut out) => Some(compress_into(&mut out).map(|n| out[..n].to_vec())),
-            Err(_) => None,
-        })
-    } else {
-        None
-    };
-    match r {
-        Some(r) => r,
-        None => {
-            let mut out = Vec::new();
-            let n = compress_into(&mut out)?;
-            out.truncate(n);
-            out.shrink_to_fit();
-            Ok(out)
-        }
+    let cap = src.len() + MAX_OVERHEAD;
+    if let Some(r) = with_compress_scratch(cap, |out| compress_into(out).map(|n| out[..n].to_vec()))
+    {
+        return r;
     }
+    let mut out = Vec::new();
+    let n = compress_into(&mut out)?;
+    out.truncate(n);
+    out.shrink_to_fit();
+    Ok(out)
 }
 
 /// Hand the chunk number `nchunk` to the prefilter of the compression context `cctx`.
@@ -150,11 +143,7 @@ fn compress_ctx_into(
     out: &mut Vec<u8>,
 ) -> crate::Result<usize> {
     let cap = src.len() + MAX_OVERHEAD;
-    if out.len() < cap {
-        out.try_reserve_exact(cap - out.len())
-            .map_err(|_| Error::MemoryAlloc)?;
-        out.resize(cap, 0);
-    }
+    grow_zeroed(out, cap)?;
     // SAFETY: the caller passes a live context (or NULL).
     let Some(ctx) = (unsafe { cctx.as_mut() }) else {
         return Err(Error::NullPointer);
@@ -173,14 +162,6 @@ fn compress_ctx_into(
         return Err(Error::from_code(rc).unwrap_or(Error::Failure));
     }
     Ok(rc as usize)
-}
-
-/// Largest output buffer `ctx_compress` keeps per thread.
-const SCRATCH_MAX: usize = 64 << 20;
-
-thread_local! {
-    /// The output buffer `ctx_compress` keeps per thread.
-    static COMPRESS_SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -529,6 +510,7 @@ fn new_handle() -> Box<SchunkHandle> {
         ptr::addr_of_mut!((*p).cframe_owner).write(0);
         ptr::addr_of_mut!((*p).cframe_len).write(0);
         ptr::addr_of_mut!((*p).seen_reloads).write(0);
+        ptr::addr_of_mut!((*p).array_scratch).write(Vec::new());
         b.assume_init()
     }
 }
@@ -1061,19 +1043,17 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
         let (cctx, cp) = (h.c.cctx, h.core.cparams().clone());
         // With a context, compress into the thread's kept buffer and store from there (one
         // copy fewer than compressing into a new chunk).
-        let kept = (!cctx.is_null() && s.len() + MAX_OVERHEAD <= SCRATCH_MAX)
+        let kept = (!cctx.is_null())
             .then(|| {
-                COMPRESS_SCRATCH.with(|cell| {
-                    let mut out = cell.try_borrow_mut().ok()?;
-                    let out: &mut Vec<u8> = &mut out;
-                    Some(h.core.append_buffer_into(
+                with_compress_scratch(s.len() + MAX_OVERHEAD, |out| {
+                    h.core.append_buffer_into(
                         |n, s| {
                             set_ctx_nchunk(cctx, n);
                             let k = compress_ctx_into(cctx, s, out)?;
                             Ok(&out[..k])
                         },
                         s,
-                    ))
+                    )
                 })
             })
             .flatten();

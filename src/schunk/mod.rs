@@ -1918,18 +1918,56 @@ pub(crate) fn compress_chunk(cparams: &CParams, nchunk: i64, src: &[u8]) -> Resu
     }
     let mut p = cparams.clone();
     p.nchunk = nchunk;
-    let mut out = Vec::new();
-    out.try_reserve_exact(src.len() + MAX_OVERHEAD)
-        .map_err(|_| Error::MemoryAlloc)?;
-    out.resize(src.len() + MAX_OVERHEAD, 0);
-    let n = chunk::compress(&p, src, &mut out)?;
-    if n == 0 {
-        crate::trace_error!("The chunk does not fit in its buffer");
-        return Err(Error::Failure);
+    let cap = src.len() + MAX_OVERHEAD;
+    let compress_into = |out: &mut Vec<u8>| -> Result<usize> {
+        grow_zeroed(out, cap)?;
+        let n = chunk::compress(&p, src, &mut out[..cap])?;
+        if n == 0 {
+            crate::trace_error!("The chunk does not fit in its buffer");
+            return Err(Error::Failure);
+        }
+        Ok(n)
+    };
+    // Compress into the buffer the thread keeps (a new buffer per chunk costs zeroing or a
+    // page fault per page of the whole chunk), then copy the compressed bytes out.
+    if let Some(r) = with_compress_scratch(cap, |out| compress_into(out).map(|n| out[..n].to_vec()))
+    {
+        return r;
     }
+    let mut out = Vec::new();
+    let n = compress_into(&mut out)?;
     out.truncate(n);
     out.shrink_to_fit();
     Ok(out)
+}
+
+/// Grow `out` with zeros to at least `len` bytes (an allocation failure is an error).
+pub(crate) fn grow_zeroed(out: &mut Vec<u8>, len: usize) -> Result<()> {
+    if out.len() < len {
+        out.try_reserve_exact(len - out.len())
+            .map_err(|_| Error::MemoryAlloc)?;
+        out.resize(len, 0);
+    }
+    Ok(())
+}
+
+/// Largest compression output buffer a thread keeps between chunks.
+const SCRATCH_MAX: usize = 64 << 20;
+
+thread_local! {
+    /// The compression output buffer each thread keeps between chunks.
+    static COMPRESS_SCRATCH: std::cell::RefCell<Vec<u8>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Run `f` on the compression output buffer the thread keeps between chunks, unless `cap`
+/// bytes are too many to keep or the buffer is in use already (a call nested in a prefilter):
+/// then `None`, and the caller allocates a buffer of its own.
+pub(crate) fn with_compress_scratch<R>(cap: usize, f: impl FnOnce(&mut Vec<u8>) -> R) -> Option<R> {
+    if cap > SCRATCH_MAX {
+        return None;
+    }
+    COMPRESS_SCRATCH.with(|cell| cell.try_borrow_mut().ok().map(|mut out| f(&mut out)))
 }
 
 #[cfg(test)]

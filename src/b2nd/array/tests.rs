@@ -422,3 +422,53 @@ fn cframe_equals_appending_the_chunks() {
         d
     });
 }
+
+#[test]
+fn kept_chunk_buffer_leaves_no_trace() {
+    // Chunks written after reads (which leave other data in the kept chunk buffer) are the
+    // same bytes as those of a fresh array: the padding of edge chunks and of chunks that are
+    // not a whole number of blocks is zeros, and masked reads return only their own blocks.
+    for (shape, chunk, block) in [
+        (&[37i64, 20][..], &[10i32, 8][..], &[5i32, 4][..]),
+        (&[30, 24], &[10, 8], &[4, 3]),
+        (&[40], &[8], &[8]),
+    ] {
+        let m = meta(shape, chunk, block).with_dtype("|u1");
+        let n = product(shape).unwrap() as usize;
+        let data = pattern(n);
+        let fresh = Array::new(cparams(1), DParams::default(), &m, Fill::Buffer(&data)).unwrap();
+        let mut a = Array::new(cparams(1), DParams::default(), &m, Fill::Zero).unwrap();
+        // chunks of 0xff bytes, padding included (as a writer that leaves its padding
+        // uninitialised may store them); reading them all leaves 0xff in the kept buffer
+        let full = vec![0xffu8; a.chunk_nbytes().unwrap()];
+        for k in 0..a.schunk().nchunks() {
+            let c = crate::schunk::compress_chunk(a.schunk().cparams(), k, &full).unwrap();
+            a.schunk_mut().update_chunk(k, c).unwrap();
+        }
+        let mut out = vec![0u8; n];
+        a.to_cbuffer(&mut out).unwrap();
+        assert!(out.iter().all(|&b| b == 0xff));
+        // then write the whole array over it
+        a.set_slice_cbuffer(&data, shape, &vec![0; shape.len()], shape)
+            .unwrap();
+        for k in 0..a.schunk().nchunks() {
+            assert_eq!(
+                a.schunk().get_chunk(k).unwrap(),
+                fresh.schunk().get_chunk(k).unwrap(),
+                "chunk {k} of {shape:?}"
+            );
+        }
+        // slices after reads of other chunks
+        let stop: Vec<i64> = shape.iter().map(|&s| s / 2 + 1).collect();
+        let start: Vec<i64> = shape.iter().map(|&s| s / 3).collect();
+        let want = naive_slice(&data, shape, &start, &stop, 1);
+        let sshape: Vec<i64> = stop.iter().zip(&start).map(|(b, a)| b - a).collect();
+        for _ in 0..2 {
+            let mut got = vec![0u8; want.len()];
+            a.get_slice_cbuffer(&start, &stop, &mut got, &sshape)
+                .unwrap();
+            assert_eq!(got, want);
+            a.to_cbuffer(&mut out).unwrap();
+        }
+    }
+}

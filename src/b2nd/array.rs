@@ -609,7 +609,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
     }
 
     /// A chunk-sized buffer: the one kept from an earlier call, or a new zeroed one. Its
-    /// content is whatever the last call left; give it back with [`Self::keep_chunk_buffer`].
+    /// content is whatever the last call left; give it back with [`Self::set_scratch`].
     fn chunk_buffer(&mut self) -> Result<Vec<u8>> {
         let n = self.chunk_nbytes()?;
         let v = std::mem::take(&mut self.scratch);
@@ -620,8 +620,8 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         }
     }
 
-    /// Hand the array a chunk buffer kept from earlier calls (the C layer rebuilds its array
-    /// view on each call and keeps the buffer in between).
+    /// Keep `v` as the chunk buffer of the next call (from [`Self::chunk_buffer`], or kept by
+    /// the C layer, which rebuilds its array view on each call, between calls).
     pub(crate) fn set_scratch(&mut self, v: Vec<u8>) {
         self.scratch = v;
     }
@@ -629,11 +629,6 @@ impl<S: BorrowMut<Schunk>> Array<S> {
     /// Take the chunk buffer kept for the next call.
     pub(crate) fn take_scratch(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.scratch)
-    }
-
-    /// Keep `v` (from [`Self::chunk_buffer`]) for the next call.
-    fn keep_chunk_buffer(&mut self, v: Vec<u8>) {
-        self.scratch = v;
     }
 
     /// Whether copying the slice part `c` into a chunk buffer writes every byte of it (the
@@ -753,7 +748,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
             self.read_chunk(c.nchunk, &mut chunk, Some(&mask))?;
             self.copy_blocks(c, &mut chunk, BufRef::Out(buf), bufshape, start)?;
         }
-        self.keep_chunk_buffer(chunk);
+        self.set_scratch(chunk);
         Ok(())
     }
 
@@ -798,7 +793,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
             self.copy_blocks(c, &mut chunk, BufRef::In(buf), bufshape, start)?;
             self.write_chunk(c.nchunk, &chunk)?;
         }
-        self.keep_chunk_buffer(chunk);
+        self.set_scratch(chunk);
         Ok(())
     }
 
@@ -893,7 +888,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
             let off = l.chunk_item as usize * itemsize;
             buf[k * itemsize..(k + 1) * itemsize].copy_from_slice(&chunk[off..off + itemsize]);
         }
-        self.keep_chunk_buffer(chunk);
+        self.set_scratch(chunk);
         Ok(())
     }
 
@@ -991,7 +986,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
             let (o, i) = (bpos * itemsize, item as usize * itemsize);
             buf[o..o + itemsize].copy_from_slice(&chunk[i..i + itemsize]);
         }
-        self.keep_chunk_buffer(chunk);
+        self.set_scratch(chunk);
         Ok(())
     }
 
@@ -1038,7 +1033,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         if cur >= 0 {
             self.write_chunk(cur, &chunk)?;
         }
-        self.keep_chunk_buffer(chunk);
+        self.set_scratch(chunk);
         Ok(())
     }
 

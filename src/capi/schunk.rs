@@ -19,7 +19,9 @@ use super::types::*;
 use super::{guard, slice, slice_mut};
 use crate::chunk::header::{Header, MAX_BUFFERSIZE, MAX_OVERHEAD};
 use crate::params::{CParams, DParams};
-use crate::schunk::{grow_zeroed, with_compress_scratch, ChunkBytes, IntoChunk, Schunk};
+use crate::schunk::{
+    compress_to_vec, grow_zeroed, with_compress_scratch, ChunkBytes, IntoChunk, Schunk,
+};
 use crate::Error;
 use core::ffi::{c_int, c_void};
 use core::ptr;
@@ -109,20 +111,9 @@ fn ctx_compress(
         crate::trace_error!("Input buffer size cannot exceed {} bytes", MAX_BUFFERSIZE);
         return Err(Error::MaxBufsizeExceeded);
     }
-    let compress_into = |out: &mut Vec<u8>| compress_ctx_into(cctx, src, out);
-    // Compress into the buffer the thread keeps (a new zeroed buffer per chunk costs a page
-    // fault per page of the whole chunk), then copy the compressed bytes out. A nested call
-    // (from a prefilter) or a huge chunk gets a buffer of its own.
-    let cap = src.len() + MAX_OVERHEAD;
-    if let Some(r) = with_compress_scratch(cap, |out| compress_into(out).map(|n| out[..n].to_vec()))
-    {
-        return r;
-    }
-    let mut out = Vec::new();
-    let n = compress_into(&mut out)?;
-    out.truncate(n);
-    out.shrink_to_fit();
-    Ok(out)
+    compress_to_vec(src.len() + MAX_OVERHEAD, |out| {
+        compress_ctx_into(cctx, src, out)
+    })
 }
 
 /// Hand the chunk number `nchunk` to the prefilter of the compression context `cctx`.

@@ -1928,8 +1928,18 @@ pub(crate) fn compress_chunk(cparams: &CParams, nchunk: i64, src: &[u8]) -> Resu
         }
         Ok(n)
     };
-    // Compress into the buffer the thread keeps (a new buffer per chunk costs zeroing or a
-    // page fault per page of the whole chunk), then copy the compressed bytes out.
+    compress_to_vec(cap, compress_into)
+}
+
+/// A new chunk from `compress_into` (which compresses into the buffer it is given, grown to
+/// `cap` bytes as needed, and returns the compressed size). It works in the buffer the thread
+/// keeps (a new buffer per chunk costs zeroing or a page fault per page of the whole chunk) and
+/// the compressed bytes are copied out; a nested call (from a prefilter) or a chunk too big to
+/// keep a buffer for gets a buffer of its own, trimmed to size.
+pub(crate) fn compress_to_vec(
+    cap: usize,
+    mut compress_into: impl FnMut(&mut Vec<u8>) -> Result<usize>,
+) -> Result<Vec<u8>> {
     if let Some(r) = with_compress_scratch(cap, |out| compress_into(out).map(|n| out[..n].to_vec()))
     {
         return r;

@@ -72,7 +72,6 @@ pub enum Fill<'a> {
 /// let mut b = Array::from_cframe(cframe).unwrap();
 /// assert_eq!(b.to_vec().unwrap(), data);
 /// ```
-#[derive(Debug)]
 pub struct Array<S: BorrowMut<Schunk> = Schunk> {
     geom: Geometry,
     dtype: Option<Vec<u8>>,
@@ -81,6 +80,18 @@ pub struct Array<S: BorrowMut<Schunk> = Schunk> {
     /// A chunk-sized buffer kept between calls (slices, selections), so that each call does
     /// not allocate and zero a whole chunk again.
     scratch: Vec<u8>,
+}
+
+// By hand: the kept chunk buffer (megabytes of stale bytes) stays out of the output.
+impl<S: BorrowMut<Schunk> + std::fmt::Debug> std::fmt::Debug for Array<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Array")
+            .field("geom", &self.geom)
+            .field("dtype", &self.dtype)
+            .field("dtype_format", &self.dtype_format)
+            .field("sc", &self.sc)
+            .finish_non_exhaustive()
+    }
 }
 
 fn product(shape: &[i64]) -> Result<i64> {

@@ -117,15 +117,16 @@ fn match_end<const SHORT_FIRST: bool>(
 /// (already cut to `min(maxlen, 2^hashlog)` bytes).  `htab` must be zero in
 /// every slot reachable with this `shift`.
 ///
-/// Returns the ratio C-Blosc2 computes, except that once the ratio is certain to end below
-/// `give_up_below` the probe stops and returns 0.0: the caller's decision (`ratio <
-/// give_up_below`, store the block raw) is the same, and the data C would give up on is
-/// scanned only until that is known (about half of the window at clevel 1 on incompressible
-/// data) instead of to its end.
-fn probe_ratio<const SHIFT: u32, const N: usize>(
+/// Without `EARLY`, returns the ratio C-Blosc2 computes. With `EARLY`, the probe stops as
+/// soon as the ratio is certain to end on one side of `threshold` and returns 0.0 (below) or
+/// a lower bound of the ratio (at or above): the caller's decision (`ratio < threshold`,
+/// store the block raw) is the same as C's, and the window is scanned only until that
+/// decision is known (about half of it at clevel 1 on incompressible data) instead of to its
+/// end.
+fn probe_ratio<const SHIFT: u32, const N: usize, const EARLY: bool>(
     w: &[u8],
     htab: &mut [u32; N],
-    give_up_below: f64,
+    threshold: f64,
 ) -> f64 {
     let limit = w.len();
     if limit <= 12 {
@@ -141,15 +142,26 @@ fn probe_ratio<const SHIFT: u32, const N: usize>(
     // output count is settled when the run ends (one byte per literal, plus one per
     // `MAX_COPY` of them), which keeps the scanning loop short.
     let mut run = 0usize;
-    // The early give-up. The ratio is `p / oc` at the end, where `p <= limit - 3` (a match
-    // ends at most at `bound - IPSHIFT`, then `p` skips 2) and `oc` never decreases (a
-    // literal adds at least 1, a match at least 2 net of the run it closes); at any point
-    // `oc + (p - run)` is a lower bound of the final `oc` (the pending run's literals are
-    // counted when it closes). Once that bound reaches `stop_oc`, more than
-    // `(limit - 3) / give_up_below + 1`, the final ratio is below `give_up_below` with a
-    // margin of one output byte, far more than the rounding of the division.
-    let stop_oc = ((limit - 3) as f64 / give_up_below) as u64;
-    let stop_oc = stop_oc.saturating_add(2);
+    // The early decisions. The ratio is `p / oc` at the end, where `ip_limit <= p <= last`
+    // (a match ends at most at `bound - IPSHIFT`, then `p` skips 2) and `oc` never decreases
+    // (a literal adds at least 1, a match at least 2 net of the run it closes).
+    // - Give up: at any point `oc + (p - run)` is a lower bound of the final `oc` (the
+    //   pending run's literals are counted when it closes). Once it reaches `stop_oc`, more
+    //   than `last / threshold + 1`, the final ratio is below `threshold` with a margin of one
+    //   output byte, far more than the rounding of the division.
+    // - Accept: right after a match (no pending run), each of the `last - p` positions left
+    //   adds at most 33/32 to `oc` (a literal 1, plus 1 per `MAX_COPY` of them; a match of
+    //   `l >= 4` covers `l + 2` positions for at most `6 + (l - 7) / 255` bytes). So once
+    //   `ip_limit >= threshold * (oc + (last - p) * 33 / 32 + 2)`, the final ratio is at
+    //   least `threshold` (again with a margin). In integers: `32 oc - 33 p <= accept_k`.
+    let last = limit - 3;
+    let (stop_oc, accept_k) = if EARLY {
+        let stop_oc = ((last as f64 / threshold) as u64).saturating_add(2);
+        let k = 32.0 * (ip_limit as f64 / threshold - 2.0) - 33.0 * last as f64;
+        (stop_oc, k.floor() as i64)
+    } else {
+        (u64::MAX, i64::MIN)
+    };
     while p < ip_limit {
         // Literals this run may still take before the bound reaches `stop_oc`.
         let budget = stop_oc.saturating_sub(oc);
@@ -184,6 +196,11 @@ fn probe_ratio<const SHIFT: u32, const N: usize>(
         p = q + 2;
         run = p;
         oc += 1;
+        if 32 * oc as i64 - 33 * p as i64 <= accept_k {
+            // At least `threshold`, and a lower bound of the ratio C would find.
+            let left = (last - p.min(last)) as u64;
+            return ip_limit as f64 / (oc + left + left / 32 + 2) as f64;
+        }
     }
     if run < p {
         let lits = (p - run) as u64;
@@ -273,7 +290,7 @@ fn compress_with<const SHIFT: u32, const N: usize>(
     let base = len_in - maxlen;
     let limit = maxlen.min(N);
     let w = &input[base..base + limit];
-    if probe_ratio::<SHIFT, N>(w, &mut htab, THRESHOLD[clevel]) < THRESHOLD[clevel] {
+    if probe_ratio::<SHIFT, N, true>(w, &mut htab, THRESHOLD[clevel]) < THRESHOLD[clevel] {
         return 0;
     }
 
@@ -1105,7 +1122,7 @@ mod tests {
 
     #[test]
     fn probe_matches_the_simple_version() {
-        let mut early = 0;
+        let (mut gave_up, mut accepted) = (0, 0);
         for kind in 0..6u32 {
             for seed in 0..12u64 {
                 let n = [20usize, 100, 1000, 5000, 16384, 20000][seed as usize % 6];
@@ -1113,30 +1130,48 @@ mod tests {
                 for hashlog in [12u32, 13, 14] {
                     let mut h2: HashTable = [0; HTAB_SIZE];
                     let simple = probe_ratio_simple(&d, &mut h2, 32 - hashlog);
-                    // 0.0: never gives up early, so the whole scan must agree.
-                    for t in [0.0, 1.0, 1.1, 1.15, 1.2, 1.5, 2.0, 3.0, 8.0] {
+                    let mut h1: HashTable = [0; HTAB_SIZE];
+                    let full = match hashlog {
+                        12 => probe_ratio::<20, HTAB_SIZE, false>(&d, &mut h1, 1.0),
+                        13 => probe_ratio::<19, HTAB_SIZE, false>(&d, &mut h1, 1.0),
+                        _ => probe_ratio::<18, HTAB_SIZE, false>(&d, &mut h1, 1.0),
+                    };
+                    assert_eq!(full.to_bits(), simple.to_bits(), "kind {kind} seed {seed}");
+                    assert!(h1 == h2, "hash tables differ: kind {kind} seed {seed}");
+                    for t in THRESHOLD[1..]
+                        .iter()
+                        .copied()
+                        .chain([0.5, 1.3, 1.7, 3.0, 8.0])
+                    {
                         let mut h1: HashTable = [0; HTAB_SIZE];
                         let fast = match hashlog {
-                            12 => probe_ratio::<20, HTAB_SIZE>(&d, &mut h1, t),
-                            13 => probe_ratio::<19, HTAB_SIZE>(&d, &mut h1, t),
-                            _ => probe_ratio::<18, HTAB_SIZE>(&d, &mut h1, t),
+                            12 => probe_ratio::<20, HTAB_SIZE, true>(&d, &mut h1, t),
+                            13 => probe_ratio::<19, HTAB_SIZE, true>(&d, &mut h1, t),
+                            _ => probe_ratio::<18, HTAB_SIZE, true>(&d, &mut h1, t),
                         };
-                        if simple < t {
-                            // The decision must be the same; the ratio may be cut short.
-                            assert!(fast < t, "kind {kind} seed {seed} threshold {t}");
-                            early += usize::from(fast == 0.0 && simple > 0.0);
-                        } else {
-                            assert_eq!(fast.to_bits(), simple.to_bits(), "kind {kind} seed {seed}");
-                        }
-                        if t == 0.0 {
-                            assert!(h1 == h2, "hash tables differ: kind {kind} seed {seed}");
+                        // The decision is C's; the ratio may be cut short on either side.
+                        assert_eq!(
+                            fast < t,
+                            simple < t,
+                            "kind {kind} seed {seed} threshold {t}"
+                        );
+                        if fast.to_bits() != simple.to_bits() {
+                            if simple < t {
+                                gave_up += 1;
+                            } else {
+                                assert!(fast <= simple, "kind {kind} seed {seed} threshold {t}");
+                                accepted += 1;
+                            }
                         }
                     }
                 }
             }
         }
-        // The early give-up was taken (and agreed with the full scan).
-        assert!(early > 20, "early give-ups: {early}");
+        // Both early decisions were taken (and agreed with the full scan).
+        assert!(
+            gave_up > 20 && accepted > 20,
+            "early: {gave_up} give-ups, {accepted} accepts"
+        );
     }
 
     #[test]

@@ -163,12 +163,9 @@ fn probe_ratio<const SHIFT: u32, const N: usize, const EARLY: bool>(
         (u64::MAX, i64::MIN)
     };
     while p < ip_limit {
-        // Literals this run may still take before the bound reaches `stop_oc`.
-        let budget = stop_oc.saturating_sub(oc);
-        let stop = match usize::try_from(budget) {
-            Ok(b) => ip_limit.min(run.saturating_add(b)),
-            Err(_) => ip_limit,
-        };
+        // Scan no further than the position where the bound reaches `stop_oc`.
+        let budget = stop_oc.saturating_sub(oc).min(ip_limit as u64) as usize;
+        let stop = ip_limit.min(run + budget);
         let Some(d) = scan_literals::<SHIFT, N>(w, &mut p, stop, htab) else {
             if p < ip_limit {
                 return 0.0;
@@ -198,7 +195,7 @@ fn probe_ratio<const SHIFT: u32, const N: usize, const EARLY: bool>(
         oc += 1;
         if 32 * oc as i64 - 33 * p as i64 <= accept_k {
             // At least `threshold`, and a lower bound of the ratio C would find.
-            let left = (last - p.min(last)) as u64;
+            let left = last.saturating_sub(p) as u64;
             return ip_limit as f64 / (oc + left + left / 32 + 2) as f64;
         }
     }
@@ -209,10 +206,11 @@ fn probe_ratio<const SHIFT: u32, const N: usize, const EARLY: bool>(
     p as f64 / oc as f64
 }
 
-/// The literal scan shared by the probe and the encoder: from `*p` on, hash each position
-/// into `htab` until one has a match candidate (a previous position with the same 4 bytes,
-/// at a distance `1..MAX_FARDISTANCE`), and return that distance with `*p` left on it; `None`
-/// (and `*p == ip_limit`) if no position before `ip_limit` has one.
+/// The probe's literal scan: from `*p` on, hash each position into `htab` until one has a
+/// match candidate (a previous position with the same 4 bytes, at a distance
+/// `1..MAX_FARDISTANCE`), and return that distance with `*p` left on it; `None` (and `*p`
+/// moved up to `ip_limit`, or left where it is if already there or past it) if no position
+/// before `ip_limit` has one.
 #[inline(always)]
 fn scan_literals<const SHIFT: u32, const N: usize>(
     buf: &[u8],

@@ -1,4 +1,4 @@
-//! Throughput of the hot kernels (shuffles, BloscLZ) and of whole-chunk compression, so that
+//! Throughput of the hot kernels (shuffles, BloscLZ, Adler-32) and of whole-chunk compression, so that
 //! speed regressions are visible: `cargo bench --bench kernels [-- FILTER...]`.
 //!
 //! A plain harness (no dependencies): every case is run for at least `B2RS_BENCH_TIME` seconds
@@ -128,6 +128,19 @@ fn main() {
                 );
             }
         }
+    }
+
+    // Adler-32 (the zlib stream check): the dispatched kernel against zlib-rs's own.
+    if let Some(d) = data.first() {
+        let _ = b.run("adler32/b2rs", d.bytes.len(), || {
+            black_box(b2rs::codecs::adler32::adler32(1, black_box(&d.bytes)));
+        });
+        let _ = b.run("adler32/scalar", d.bytes.len(), || {
+            black_box(b2rs::codecs::adler32::adler32_scalar(
+                1,
+                black_box(&d.bytes),
+            ));
+        });
     }
 
     // Whole 4 MiB chunks through the chunk pipeline.

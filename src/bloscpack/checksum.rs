@@ -179,7 +179,7 @@ impl Checksum {
         match self {
             Checksum::None => {}
             Checksum::Adler32 => {
-                out.copy_from_slice(&zlib_rs::adler32::adler32(1, data).to_le_bytes())
+                out.copy_from_slice(&crate::codecs::adler32::adler32(1, data).to_le_bytes())
             }
             Checksum::Crc32 => out.copy_from_slice(&zlib_rs::crc32::crc32(0, data).to_le_bytes()),
             Checksum::Md5 => out.copy_from_slice(&Md5::digest(data)),

@@ -3,6 +3,7 @@
 //! A codec turns one *stream* (a block or one split of a block) into bytes and back. Compressors
 //! return `Ok(0)` when the stream should be stored raw (no gain, or the output limit was hit).
 
+pub mod adler32;
 pub mod blosclz;
 pub mod lz4;
 pub mod ndlz;

@@ -9,6 +9,8 @@
 #   cmake on PATH (pip install cmake if missing)
 #   pkg-config (apt-get, else PyPI's pkgconf; failure tolerated: the packaging test then skips
 #   that part, except on CI where it fails)
+#   clang-19 (apt-get; failure tolerated): tools/cc-pick compiles zstd with it, the measured
+#   faster compiler for zstd; without it zstd is compiled by cc like the rest
 set -euo pipefail
 
 WHEEL_VERSION=4.14.1
@@ -103,6 +105,18 @@ else
         say "pkg-config installed from PyPI (pkgconf)"
     else
         say "WARNING: could not install pkg-config; the pkg-config tests of tests/packaging.rs will be skipped (they fail on CI)"
+    fi
+fi
+
+# 6. clang-19 for zstd's sources (tools/cc-pick; tolerate failure: zstd then builds with cc)
+if command -v clang-19 >/dev/null 2>&1; then
+    say "clang-19 present"
+else
+    say "installing clang-19 with apt-get"
+    if (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang-19) >/dev/null 2>&1; then
+        say "clang-19 installed"
+    else
+        say "WARNING: could not install clang-19; zstd is compiled by cc (slower Zstd compression, same bytes)"
     fi
 fi
 exit 0

@@ -307,8 +307,9 @@ fn encode<const SHIFT: u32, const N: usize>(
 
     while p < ip_limit {
         let anchor = p;
-        let seq = read_u32(input, p);
-        let h = hash_in::<N>(seq, SHIFT);
+        // The 8 bytes at `p`: the low 4 are hashed, all 8 are compared with a candidate.
+        let here = read_u64(input, p);
+        let h = hash_in::<N>(here as u32, SHIFT);
         let r = htab[h] as usize;
         htab[h] = p as u32;
         let dist = anchor.wrapping_sub(r);
@@ -319,7 +320,7 @@ fn encode<const SHIFT: u32, const N: usize>(
             // The 4 bytes of the candidate and the 4 after them in one compare: most
             // candidates fail on the first 4 or end within the next 4 (too short to encode
             // unless all 8 are equal), which then needs no call to `match_end`.
-            let x = read_u64(input, anchor) ^ read_u64(input, r);
+            let x = here ^ read_u64(input, r);
             if x as u32 == 0 {
                 // `anchor + 8 < ip_bound`: the first mismatch, if any, is in `..ip_bound`.
                 let end = if x != 0 {

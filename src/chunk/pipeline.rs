@@ -302,10 +302,16 @@ pub fn backward(
     dest: &mut [u8],
 ) -> Result<()> {
     let len = dest.len();
-    let active: Vec<usize> = (0..MAX_FILTERS)
-        .rev()
-        .filter(|&s| !skipped_backward(info.filters[s]))
-        .collect();
+    // the slots to undo, last first (an array: no allocation per block)
+    let mut slots = [0usize; MAX_FILTERS];
+    let mut nactive = 0;
+    for s in (0..MAX_FILTERS).rev() {
+        if !skipped_backward(info.filters[s]) {
+            slots[nactive] = s;
+            nactive += 1;
+        }
+    }
+    let active = &slots[..nactive];
     if active.is_empty() {
         dest.copy_from_slice(&a[..len]);
         return Ok(());

@@ -9,6 +9,7 @@
 #   3c. the C tests again under ASan+UBSan and valgrind (B2RS_SANITIZE, see tests/c_api.rs)
 #   3d. tools/loom.sh               the thread pool's synchronization model-checked with loom
 #   3e. cargo nextest run           the tests again in the dev profile (overflow checks on)
+#   3f. tools/neon.sh               the aarch64 NEON kernels, cross-built, tested under qemu
 #   4. git diff --exit-code -- include/   (generated headers committed and up to date)
 #   5. cargo clippy --all-targets -- -D warnings, RUSTDOCFLAGS="-D warnings" cargo doc --no-deps,
 #      tools/doc_coverage.sh --check (every public item outside src/capi has an example)
@@ -152,6 +153,10 @@ step loom bash tools/loom.sh
 if cargo nextest --version >/dev/null 2>&1; then
     step overflow cargo nextest run --no-fail-fast
 fi
+
+# --- 3f. the aarch64 NEON kernels, cross-built and run under qemu (installs the Rust target,
+# qemu-user and the aarch64 GNU toolchain when missing)
+step neon bash tools/neon.sh
 
 # --- 4. generated headers committed
 check_headers() {

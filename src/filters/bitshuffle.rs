@@ -6,11 +6,12 @@
 //!
 //! `generic` is the specification. The x86_64 kernels (`bitshuffle_sse2.rs`,
 //! `bitshuffle_avx2.rs`, `bitshuffle_avx512.rs`, and `bitshuffle_gfni.rs` on CPUs with GFNI and
-//! AVX512VBMI) work on tiles of elements: a tile is byte-shuffled with the SIMD byte shuffle
-//! into a per-thread scratch buffer (giving `S` byte planes), and each plane is then
-//! bit-transposed (`movemask`, or `gf2p8affine`) into its 8 output rows (and the reverse for
-//! unshuffling). The implementation is chosen once per process
-//! (`shuffle::isa`, and one-time AVX512BW and GFNI/AVX512VBMI checks).
+//! AVX512VBMI) and the aarch64 one (`bitshuffle_neon.rs`) work on tiles of elements: a tile is
+//! byte-shuffled with the SIMD byte shuffle into a per-thread scratch buffer (giving `S` byte
+//! planes), and each plane is then bit-transposed (`movemask` or its NEON equivalent, or
+//! `gf2p8affine`) into its 8 output rows (and the reverse for unshuffling). The implementation
+//! is chosen once per process (`shuffle::isa`, and one-time AVX512BW and GFNI/AVX512VBMI
+//! checks).
 
 use super::shuffle::{isa, Isa};
 
@@ -23,6 +24,9 @@ mod avx512;
 #[cfg(target_arch = "x86_64")]
 #[path = "bitshuffle_gfni.rs"]
 mod gfni;
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+#[path = "bitshuffle_neon.rs"]
+mod neon;
 #[cfg(target_arch = "x86_64")]
 #[path = "bitshuffle_sse2.rs"]
 mod sse2;
@@ -43,13 +47,19 @@ fn has_gfni_vbmi() -> bool {
 
 /// Largest element size the SIMD kernels take (their tile sizing assumes it); larger ones
 /// (impossible in a chunk header) use the generic code.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(
+    target_arch = "x86_64",
+    all(target_arch = "aarch64", target_feature = "neon")
+))]
 const MAX_SIMD_TYPESIZE: usize = 256;
 
 /// Runs `f` on a scratch buffer of `n` bytes kept per thread (a tile is up to 64 KiB: allocating
 /// and zeroing it on every block cost 5-10% of a bit-shuffle), or on a fresh one if the
 /// thread's buffer is in use.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(
+    target_arch = "x86_64",
+    all(target_arch = "aarch64", target_feature = "neon")
+))]
 fn with_scratch<R>(n: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
     thread_local! {
         static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -69,7 +79,10 @@ fn with_scratch<R>(n: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
 /// byte plane (`s == 1`) goes straight to `trans`; otherwise each tile of up to
 /// `generic::tile_elems(s)` elements is byte-shuffled by `shuffle` into the scratch buffer and
 /// each of its `s` byte planes bit-transposed by `trans(plane, rows, row, q0)` into its rows.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(
+    target_arch = "x86_64",
+    all(target_arch = "aarch64", target_feature = "neon")
+))]
 fn forward_tiles(
     s: usize,
     src: &[u8],
@@ -103,7 +116,10 @@ fn forward_tiles(
 
 /// The inverse of [`forward_tiles`]: `untrans(rows, row, q0, plane)` rebuilds each byte plane of
 /// a tile from its rows, and `unshuffle` byte-unshuffles the tile into `dst`.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(
+    target_arch = "x86_64",
+    all(target_arch = "aarch64", target_feature = "neon")
+))]
 fn inverse_tiles(
     s: usize,
     src: &[u8],
@@ -187,6 +203,8 @@ pub fn bitshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
             },
             #[cfg(target_arch = "x86_64")]
             Isa::Sse2 if s <= MAX_SIMD_TYPESIZE => sse2::bitshuffle(s, src_body, dst_body),
+            #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+            Isa::Neon if s <= MAX_SIMD_TYPESIZE => neon::bitshuffle(s, src_body, dst_body),
             _ => generic::bitshuffle(s, src_body, dst_body),
         }
     }
@@ -228,6 +246,8 @@ pub fn bitunshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
             },
             #[cfg(target_arch = "x86_64")]
             Isa::Sse2 if s <= MAX_SIMD_TYPESIZE => sse2::bitunshuffle(s, src_body, dst_body),
+            #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+            Isa::Neon if s <= MAX_SIMD_TYPESIZE => neon::bitunshuffle(s, src_body, dst_body),
             _ => generic::bitunshuffle(s, src_body, dst_body),
         }
     }
@@ -470,7 +490,7 @@ mod tests {
         dst[body..].copy_from_slice(&src[body..]);
     }
 
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     fn check_kernel(name: &str, fwd: &Kernel, inv: &Kernel) {
         for ts in typesizes().into_iter().chain([256]) {
             for len in awkward_lengths(ts) {
@@ -486,6 +506,12 @@ mod tests {
                 assert_eq!(got, want, "{name} bitunshuffle ts={ts} len={len}");
             }
         }
+    }
+
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    #[test]
+    fn neon_matches_generic() {
+        check_kernel("neon", &neon::bitshuffle, &neon::bitunshuffle);
     }
 
     #[cfg(target_arch = "x86_64")]

@@ -110,8 +110,9 @@ fn plane(isa: Isa, dir: Dir, src: &[u8], dst: &mut [u8], prev: u8) {
         (Dir::Decode, Isa::Sse2) => {
             sse2::decode_plane(src, dst, prev);
         }
+        // no SIMD decoder outside x86_64 (the prefix sum is serial; NEON would gain little)
         #[cfg(not(target_arch = "x86_64"))]
-        (Dir::Decode, Isa::Generic) => {
+        (Dir::Decode, _) => {
             generic::decode_plane(src, dst, prev);
         }
     }

@@ -2,11 +2,12 @@
 //!
 //! For a block of `L` bytes and element size `S`, the `N = L / S` whole elements are split into
 //! `S` planes of `N` bytes (all first bytes, then all second bytes, …); the `L % S` trailing
-//! bytes are copied unchanged. `generic` is the specification; on x86_64 the SSE2 and AVX2
-//! kernels (`shuffle_sse2.rs`, `shuffle_avx2.rs`) handle the element sizes 2, 4, 8 and 16 (using
-//! `generic` for the tails), and with AVX512VBMI `shuffle_avx512.rs` the sizes 4 and 8; the other
-//! sizes run `generic`. The implementation is chosen once per process (`isa`,
-//! `has_avx512vbmi`).
+//! bytes are copied unchanged. `generic` is the specification; on x86_64 the SSE2 kernels
+//! (`shuffle_sse2.rs`) handle the element sizes 2, 4, 8 and 16, the AVX2 ones
+//! (`shuffle_avx2.rs`) every size (using `generic` for the tails), and with AVX512VBMI
+//! `shuffle_avx512.rs` the sizes 4 and 8; on aarch64 the NEON kernels (`shuffle_neon.rs`) the
+//! sizes 2, 3, 4, 8 and 16. The other sizes run `generic`. The implementation is chosen once per
+//! process (`isa`, `has_avx512vbmi`).
 
 use std::sync::OnceLock;
 
@@ -16,6 +17,9 @@ pub(crate) mod avx2;
 #[cfg(target_arch = "x86_64")]
 #[path = "shuffle_avx512.rs"]
 pub(crate) mod avx512;
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+#[path = "shuffle_neon.rs"]
+pub(crate) mod neon;
 #[cfg(target_arch = "x86_64")]
 #[path = "shuffle_sse2.rs"]
 pub(crate) mod sse2;
@@ -25,8 +29,14 @@ pub(crate) mod sse2;
 pub(crate) enum Isa {
     /// Portable scalar code only (targets without SIMD kernels; on x86_64 SSE2 is always there,
     /// and [`generic`] serves the SIMD kernels for the other element sizes and the tails).
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(any(
+        target_arch = "x86_64",
+        all(target_arch = "aarch64", target_feature = "neon")
+    )))]
     Generic,
+    /// aarch64 NEON (part of the baseline of the usual aarch64 targets).
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    Neon,
     /// x86_64 SSE2 (always present on x86_64).
     #[cfg(target_arch = "x86_64")]
     Sse2,
@@ -53,7 +63,15 @@ fn detect() -> Isa {
     }
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+fn detect() -> Isa {
+    Isa::Neon
+}
+
+#[cfg(not(any(
+    target_arch = "x86_64",
+    all(target_arch = "aarch64", target_feature = "neon")
+)))]
 fn detect() -> Isa {
     Isa::Generic
 }
@@ -112,6 +130,10 @@ pub fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
         },
         #[cfg(target_arch = "x86_64")]
         Isa::Sse2 if has_simd_kernel(typesize) => sse2::shuffle(typesize, src, dst),
+        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+        Isa::Neon => neon::shuffle(typesize, src, dst),
+        // the SSE2 kernels' other sizes, and targets without kernels
+        #[allow(unreachable_patterns)]
         _ => generic::shuffle(typesize, src, dst),
     }
 }
@@ -151,6 +173,10 @@ pub fn unshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
         },
         #[cfg(target_arch = "x86_64")]
         Isa::Sse2 if has_simd_kernel(typesize) => sse2::unshuffle(typesize, src, dst),
+        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+        Isa::Neon => neon::unshuffle(typesize, src, dst),
+        // the SSE2 kernels' other sizes, and targets without kernels
+        #[allow(unreachable_patterns)]
         _ => generic::unshuffle(typesize, src, dst),
     }
 }
@@ -194,6 +220,29 @@ pub(crate) mod generic {
             16 => unshuffle_impl(16, k0, src, dst),
             s => unshuffle_impl(s, k0, src, dst),
         }
+    }
+
+    /// The first `S` planes of `n` bytes of `dst` as separate slices (each exactly `n` long, which
+    /// lets the compiler drop the bounds checks of the stores in the group loops).
+    #[inline(always)]
+    pub(crate) fn planes_mut<const S: usize>(dst: &mut [u8], n: usize) -> [&mut [u8]; S] {
+        let mut rest = &mut dst[..S * n];
+        std::array::from_fn(|_| {
+            let (plane, tail) = std::mem::take(&mut rest).split_at_mut(n);
+            rest = tail;
+            plane
+        })
+    }
+
+    /// Shared version of [`planes_mut`].
+    #[inline(always)]
+    pub(crate) fn planes<const S: usize>(src: &[u8], n: usize) -> [&[u8]; S] {
+        let mut rest = &src[..S * n];
+        std::array::from_fn(|_| {
+            let (plane, tail) = rest.split_at(n);
+            rest = tail;
+            plane
+        })
     }
 
     fn copy_all(src: &[u8], dst: &mut [u8]) {
@@ -261,7 +310,7 @@ pub(crate) mod tests {
     use super::*;
 
     /// A shuffle kernel: (typesize, src, dst).
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     type Kernel = dyn Fn(usize, &[u8], &mut [u8]);
 
     /// Deterministic pseudo-random bytes (xorshift64*), shared by the filter tests.
@@ -362,7 +411,7 @@ pub(crate) mod tests {
     }
 
     /// Runs `kernel` and the generic version on the same random inputs, both directions.
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     fn check_kernel(name: &str, shuf: &Kernel, unshuf: &Kernel) {
         for ts in typesizes() {
             for len in awkward_lengths(ts) {
@@ -384,6 +433,13 @@ pub(crate) mod tests {
     #[test]
     fn sse2_matches_generic() {
         check_kernel("sse2", &sse2::shuffle, &sse2::unshuffle);
+    }
+
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    #[test]
+    fn neon_matches_generic() {
+        assert_eq!(isa(), Isa::Neon);
+        check_kernel("neon", &neon::shuffle, &neon::unshuffle);
     }
 
     #[cfg(target_arch = "x86_64")]

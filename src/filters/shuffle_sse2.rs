@@ -43,28 +43,7 @@ pub(crate) fn at16_mut(s: &mut [u8], at: usize) -> &mut [u8; 16] {
     (&mut s[at..at + 16]).try_into().expect("16-byte window")
 }
 
-/// The first `S` planes of `n` bytes of `dst` as separate slices (each exactly `n` long, which
-/// lets the compiler drop the bounds checks of the stores in the group loops).
-#[inline(always)]
-pub(crate) fn planes_mut<const S: usize>(dst: &mut [u8], n: usize) -> [&mut [u8]; S] {
-    let mut rest = &mut dst[..S * n];
-    std::array::from_fn(|_| {
-        let (plane, tail) = std::mem::take(&mut rest).split_at_mut(n);
-        rest = tail;
-        plane
-    })
-}
-
-/// Shared version of [`planes_mut`].
-#[inline(always)]
-pub(crate) fn planes<const S: usize>(src: &[u8], n: usize) -> [&[u8]; S] {
-    let mut rest = &src[..S * n];
-    std::array::from_fn(|_| {
-        let (plane, tail) = rest.split_at(n);
-        rest = tail;
-        plane
-    })
-}
+pub(crate) use super::generic::{planes, planes_mut};
 
 /// `(even bytes of a‖b, odd bytes of a‖b)`.
 #[inline(always)]

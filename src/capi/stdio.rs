@@ -524,7 +524,7 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_write(
         unsafe {
             ptr::copy_nonoverlapping(
                 ptr as *const u8,
-                (m.addr as *mut u8).add(position as usize),
+                m.addr.cast::<u8>().add(position as usize),
                 n,
             )
         };
@@ -566,7 +566,7 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_read(
             return 0;
         };
         // SAFETY: `position` is within the mapping; `ptr` is writable.
-        unsafe { *ptr = (m.addr as *mut u8).add(position as usize) as *mut c_void };
+        unsafe { *ptr = m.addr.cast::<u8>().add(position as usize).cast::<c_void>() };
         nitems
     })
 }

@@ -570,7 +570,7 @@ unsafe fn metadata_from<R: io::Read>(src: R, metadata: *mut *mut c_char) -> i64 
         return Error::MemoryAlloc.code() as i64;
     }
     // SAFETY: `metadata` is non-null and writable per the caller.
-    let n = unsafe { hand_out(buf, metadata as *mut *mut u8) };
+    let n = unsafe { hand_out(buf, metadata.cast::<*mut u8>()) };
     if n > 0 {
         n - 1
     } else {

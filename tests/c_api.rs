@@ -330,6 +330,7 @@ c_programs!(
     test_meta,
     test_misc,
     test_nd_plugins,
+    test_ownership,
     test_plugins,
     test_plugin_filters,
     test_prefilter,

@@ -13,6 +13,8 @@ use crate::Error;
 use core::ffi::{c_char, c_int};
 use core::ptr;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// The opaque frame behind `blosc2_frame` (C: `struct blosc2_frame_s`).
 pub struct blosc2_frame_s {
@@ -218,6 +220,54 @@ impl AsRef<[u8]> for CallerFrame {
     }
 }
 
+/// The bytes of an in-memory frame in a `malloc`ed buffer (what `blosc2_schunk_to_buffer`
+/// lends): freed when the frame stops reading them (its next change, or the super-chunk's
+/// free) unless `kept` was set, which hands them to the caller
+/// (`blosc2_schunk_avoid_cframe_free(sc, true)` at `blosc2_schunk_free`).
+pub(crate) struct MallocedFrame {
+    ptr: *mut u8,
+    len: usize,
+    kept: Arc<AtomicBool>,
+}
+
+// SAFETY: the buffer is owned by this value (or, once `kept`, by nobody until it is dropped)
+// and only read through it.
+unsafe impl Send for MallocedFrame {}
+// SAFETY: as for `Send`: shared read-only access.
+unsafe impl Sync for MallocedFrame {}
+
+impl MallocedFrame {
+    /// A `malloc`ed copy of `bytes` (an error when out of memory).
+    pub(crate) fn copy_of(bytes: &[u8], kept: Arc<AtomicBool>) -> crate::Result<MallocedFrame> {
+        let ptr = malloc_copy(bytes);
+        if ptr.is_null() {
+            crate::trace_error!("Cannot allocate {} bytes for the frame", bytes.len());
+            return Err(Error::MemoryAlloc);
+        }
+        Ok(MallocedFrame {
+            ptr,
+            len: bytes.len(),
+            kept,
+        })
+    }
+}
+
+impl AsRef<[u8]> for MallocedFrame {
+    fn as_ref(&self) -> &[u8] {
+        // SAFETY: `ptr` is a live allocation of `len` bytes owned by this value.
+        unsafe { core::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+impl Drop for MallocedFrame {
+    fn drop(&mut self) {
+        if !self.kept.load(Ordering::Acquire) {
+            // SAFETY: allocated by `malloc` in `copy_of`, freed once, here.
+            unsafe { libc::free(self.ptr.cast()) };
+        }
+    }
+}
+
 /// A super-chunk from the contiguous frame `cframe` (`len` bytes). With `copy == true` an
 /// in-memory sparse super-chunk holding copies of the chunks (as C-Blosc2); with
 /// `copy == false` an in-memory frame that reads `cframe` in place (only the header, the
@@ -314,7 +364,17 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
         if cframe.is_null() || needs_free.is_null() {
             return Error::NullPointer.code() as i64;
         }
-        if let Some(b) = h.core.frame().and_then(|f| f.as_bytes()) {
+        if h.core.frame().and_then(|f| f.as_bytes()).is_some() {
+            // An in-memory frame lends its own bytes, as C-Blosc2's does; they are moved into
+            // a `malloc`ed buffer first, so that a caller who calls
+            // `blosc2_schunk_avoid_cframe_free(sc, true)` can `free()` them after
+            // `blosc2_schunk_free` (blosc2-rs's `SChunk::into_vec`).
+            if let Err(e) = h.lend_frame_malloced() {
+                return e.code() as i64;
+            }
+            let Some(b) = h.core.frame().and_then(|f| f.as_bytes()) else {
+                return Error::Failure.code() as i64;
+            };
             // SAFETY: out-pointers checked; the bytes stay until the super-chunk changes.
             unsafe {
                 *cframe = b.as_ptr() as *mut u8;

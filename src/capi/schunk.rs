@@ -26,6 +26,8 @@ use crate::Error;
 use core::ffi::{c_int, c_void};
 use core::ptr;
 use std::borrow::Cow;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 /// The allocation behind a `blosc2_schunk*`.
 #[repr(C)]
@@ -43,6 +45,13 @@ pub(crate) struct SchunkHandle {
     pub(crate) cframe_owner: usize,
     /// Length of the buffer at `cframe_owner`.
     pub(crate) cframe_len: usize,
+    /// Set to hand the `malloc`ed frame bytes lent by `blosc2_schunk_to_buffer` to the caller
+    /// (shared with the [`super::frame::MallocedFrame`] the frame reads, if it still does).
+    lent_kept: Option<Arc<AtomicBool>>,
+    /// The frame bytes moved out by `blosc2_schunk_to_buffer`, kept until the frame changes or
+    /// the super-chunk is freed, so chunks lent from them earlier stay readable until then
+    /// (as they would in C-Blosc2, which does not move the frame).
+    retired_frame: Vec<u8>,
     /// `core.reloads()` when the C mirrors were last rebuilt.
     seen_reloads: u64,
     /// The chunk-sized buffer the B2ND calls on this super-chunk keep between calls.
@@ -251,6 +260,9 @@ impl SchunkHandle {
         if a >= self.cframe_owner && a - self.cframe_owner < self.cframe_len {
             return true;
         }
+        if self.retired_frame.as_ptr_range().contains(&p) {
+            return true;
+        }
         match self.core.frame().and_then(|f| f.as_bytes()) {
             Some(b) => b.as_ptr_range().contains(&p),
             None => false,
@@ -274,7 +286,30 @@ impl SchunkHandle {
     /// Bring the C struct in sync after a call: every mirror (metalayers, vlmetalayers, chunk
     /// pointers) when the core read the frame again because another handle changed it (any
     /// locked operation may do that), else the counters and the current chunk.
+    /// Make an in-memory frame read its bytes from a `malloc`ed buffer (see
+    /// `blosc2_schunk_to_buffer`); nothing to do when it already reads lent bytes.
+    pub(crate) fn lend_frame_malloced(&mut self) -> crate::Result<()> {
+        let Some(f) = self.core.frame_mut() else {
+            return Ok(());
+        };
+        let kept = Arc::new(AtomicBool::new(false));
+        let k = kept.clone();
+        let old = f.relocate_memory(|b| {
+            Ok(Box::new(super::frame::MallocedFrame::copy_of(b, k)?)
+                as Box<dyn crate::frame::SharedBytes>)
+        })?;
+        if let Some(old) = old {
+            self.retired_frame = old;
+            self.lent_kept = Some(kept);
+        }
+        Ok(())
+    }
+
     pub(crate) fn sync(&mut self) {
+        if !self.retired_frame.is_empty() && !self.core.frame().is_some_and(|f| f.is_lent()) {
+            // the frame changed: what was lent from the bytes before is stale, as in C-Blosc2
+            self.retired_frame = Vec::new();
+        }
         if self.core.reloads() != self.seen_reloads {
             if let Err(e) = self.rebuild_mirrors() {
                 crate::trace_error!("Cannot copy the metalayers of the super-chunk: {}", e);
@@ -500,6 +535,8 @@ fn new_handle() -> Box<SchunkHandle> {
         ptr::addr_of_mut!((*p).avoid_cframe_free).write(false);
         ptr::addr_of_mut!((*p).cframe_owner).write(0);
         ptr::addr_of_mut!((*p).cframe_len).write(0);
+        ptr::addr_of_mut!((*p).lent_kept).write(None);
+        ptr::addr_of_mut!((*p).retired_frame).write(Vec::new());
         ptr::addr_of_mut!((*p).seen_reloads).write(0);
         ptr::addr_of_mut!((*p).array_scratch).write(Vec::new());
         b.assume_init()
@@ -652,6 +689,13 @@ pub(crate) unsafe fn free_schunk_c(p: *mut blosc2_schunk) {
         libc::free(h.c.data as *mut c_void);
         if h.cframe_owner != 0 && !h.avoid_cframe_free {
             libc::free(h.cframe_owner as *mut c_void);
+        }
+    }
+    if h.avoid_cframe_free {
+        // the frame bytes last lent by `blosc2_schunk_to_buffer` (if the frame still reads
+        // them) become the caller's
+        if let Some(k) = &h.lent_kept {
+            k.store(true, std::sync::atomic::Ordering::Release);
         }
     }
     drop(h);

@@ -700,6 +700,42 @@ impl Frame {
         matches!(self.storage, Storage::Memory(MemBuf::Lent(_)))
     }
 
+    /// Move the bytes of this in-memory frame into a buffer made by `place` (given the current
+    /// bytes), which the frame then reads until its next change, as bytes lent by
+    /// [`Frame::from_shared`]; returns the buffer the frame held before (`None`, and `place`
+    /// not called, when it already reads lent bytes or is not in memory). A C layer uses this
+    /// to hand a caller the frame in memory of its own allocator without copying it again.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// # use b2rs::CParams;
+    /// let params = FrameParams::from_cparams(&CParams::default(), 1);
+    /// let mut frame = Frame::create(Location::Memory, &params, Arc::new(StdIo)).unwrap();
+    /// let before = frame.to_bytes().unwrap();
+    /// let old = frame.relocate_memory(|b| Ok(Box::new(b.to_vec()))).unwrap();
+    /// assert_eq!(old.as_deref(), Some(&before[..]));
+    /// assert!(frame.is_lent());
+    /// assert_eq!(frame.as_bytes().unwrap(), &before[..]);
+    /// // already lent: nothing to move
+    /// assert!(frame.relocate_memory(|_| unreachable!()).unwrap().is_none());
+    /// ```
+    pub fn relocate_memory<F>(&mut self, place: F) -> Result<Option<Vec<u8>>>
+    where
+        F: FnOnce(&[u8]) -> Result<Box<dyn SharedBytes>>,
+    {
+        let Storage::Memory(MemBuf::Owned(v)) = &self.storage else {
+            return Ok(None);
+        };
+        let lent = place(v)?;
+        match std::mem::replace(&mut self.storage, Storage::Memory(MemBuf::Lent(lent))) {
+            Storage::Memory(MemBuf::Owned(v)) => Ok(Some(v)),
+            _ => unreachable!("matched as owned memory above"),
+        }
+    }
+
     /// Build an in-memory frame from whole chunks, as C-Blosc2 serialises an in-memory
     /// super-chunk: every chunk stored as it is (special ones included), `chunksize` the common
     /// chunk size or 0, the offsets chunk compressed with the default parameters.

@@ -176,6 +176,30 @@ unsafe fn create_c(
     meta: &Meta,
     make: impl FnOnce(&mut Schunk, &Meta) -> R<()>,
 ) -> R<*mut b2nd_array_t> {
+    let layers: Vec<(String, Vec<u8>)> = ctx
+        .metalayers()
+        .iter()
+        .map(|(n, c)| {
+            Ok((
+                n.to_str().map_err(|_| Error::InvalidParam)?.to_string(),
+                c.clone(),
+            ))
+        })
+        .collect::<R<_>>()?;
+    // SAFETY: forwarded.
+    unsafe { create_c_with(ctx, meta, &layers, make) }
+}
+
+/// [`create_c`] with the user metalayers `layers` instead of the context's.
+///
+/// # Safety
+/// As [`create_c`].
+unsafe fn create_c_with(
+    ctx: &mut b2nd_context_t,
+    meta: &Meta,
+    layers: &[(String, Vec<u8>)],
+    make: impl FnOnce(&mut Schunk, &Meta) -> R<()>,
+) -> R<*mut b2nd_array_t> {
     let mut storage = ctx.storage();
     // SAFETY: the storage's pointers live as long as the context.
     let sc = unsafe { super::schunk::blosc2_schunk_new(&mut storage) };
@@ -185,11 +209,15 @@ unsafe fn create_c(
         return Err(Error::Failure);
     };
     let r = (|| {
-        make(&mut h.core, meta)?;
-        for (name, content) in ctx.metalayers() {
-            let name = name.to_str().map_err(|_| Error::InvalidParam)?;
-            h.core.meta_add(name, content)?;
+        if !layers.is_empty() {
+            // As C-Blosc2: the b2nd metalayer, then the user's, all before any data (a frame
+            // takes no new metalayer after its first chunk); the array rewrites the first.
+            h.core.meta_add(METALAYER_NAME, &meta.serialize()?)?;
+            for (name, content) in layers {
+                h.core.meta_add(name, content)?;
+            }
         }
+        make(&mut h.core, meta)?;
         let stored = Array::open(&mut h.core)?.meta();
         new_c_array(sc, &stored)
     })();
@@ -671,8 +699,40 @@ pub unsafe extern "C" fn b2nd_copy(
             // SAFETY: live (caller).
             let shape = c_meta(unsafe { &*src })?.shape;
             let zero = vec![0i64; shape.len()];
+            // SAFETY: the source array and its super-chunk are live (caller).
+            let src_h = unsafe { handle((*src).sc) }.ok_or_else(null)?;
+            // As C-Blosc2, the copy carries the source's user metalayers (not the context's)
+            // and its vlmetalayers.
+            let layers: Vec<(String, Vec<u8>)> = src_h
+                .core
+                .metalayers()
+                .iter()
+                .filter(|m| m.name != METALAYER_NAME)
+                .map(|m| (m.name.clone(), m.content.clone()))
+                .collect();
+            let vlayers = src_h
+                .core
+                .vlmetalayers()
+                .iter()
+                .map(|m| Ok((m.name.clone(), src_h.core.vlmeta_get(&m.name)?)))
+                .collect::<R<Vec<_>>>()?;
             // SAFETY: forwarded.
-            unsafe { slice_new(ctx, src, &zero, &shape) }
+            let p = unsafe { slice_new(ctx, src, &zero, &shape, Some(&layers)) }?;
+            // SAFETY: the array just made.
+            let h = unsafe { handle((*p).sc) }.ok_or_else(null)?;
+            let r = (|| {
+                let cp = h.core.cparams().clone();
+                for (name, content) in &vlayers {
+                    h.core.vlmeta_add(name, content, &cp)?;
+                }
+                h.rebuild_mirrors()
+            })();
+            if let Err(e) = r {
+                // SAFETY: the array just made, not handed out.
+                unsafe { b2nd_free(p) };
+                return Err(e);
+            }
+            Ok(p)
         });
         put(array, r)
     })
@@ -685,6 +745,7 @@ unsafe fn slice_new(
     src: *const b2nd_array_t,
     start: &[i64],
     stop: &[i64],
+    layers: Option<&[(String, Vec<u8>)]>,
 ) -> R<*mut b2nd_array_t> {
     let mut meta = ctx.meta().clone();
     // SAFETY: live (caller).
@@ -700,11 +761,16 @@ unsafe fn slice_new(
         return Err(Error::InvalidParam);
     }
     meta.shape = stop.iter().zip(start).map(|(b, a)| b - a).collect();
+    let make = |sc: &mut Schunk, m: &Meta| {
+        // SAFETY: the source array is live (caller).
+        unsafe { with_array(src, |a| a.slice_to(&mut *sc, m, start, stop).map(|_| ())) }
+    };
     // SAFETY: forwarded.
     unsafe {
-        create_c(ctx, &meta, |sc, m| {
-            with_array(src, |a| a.slice_to(&mut *sc, m, start, stop).map(|_| ()))
-        })
+        match layers {
+            Some(l) => create_c_with(ctx, &meta, l, make),
+            None => create_c(ctx, &meta, make),
+        }
     }
 }
 
@@ -745,7 +811,7 @@ pub unsafe extern "C" fn b2nd_get_slice(
             // SAFETY: forwarded.
             let (s, e) = unsafe { (coords(start, n)?, coords(stop, n)?) };
             // SAFETY: forwarded.
-            unsafe { slice_new(ctx_of(ctx)?, src, &s, &e) }
+            unsafe { slice_new(ctx_of(ctx)?, src, &s, &e, None) }
         })();
         put(array, r)
     })

@@ -21,7 +21,8 @@ pub struct blosc2_frame_s {
     _private: (),
 }
 
-/// C compression parameters describing the frame `f`.
+/// C compression parameters describing the frame `f`. As in C-Blosc2, `nthreads` is the
+/// global number of threads (`blosc2_set_nthreads`), not the one recorded in the frame.
 fn frame_cparams(f: &Frame) -> blosc2_cparams {
     let p = f.params();
     blosc2_cparams {
@@ -30,7 +31,7 @@ fn frame_cparams(f: &Frame) -> blosc2_cparams {
         clevel: p.clevel,
         use_dict: p.use_dict as c_int,
         typesize: p.typesize,
-        nthreads: p.nthreads_comp.max(1),
+        nthreads: super::global::blosc2_get_nthreads().max(1),
         blocksize: p.blocksize,
         splitmode: p.splitmode as i32,
         filters: p.filters,
@@ -53,7 +54,8 @@ unsafe fn schunk_of_frame(
     let cp = frame_cparams(&f);
     let copied_blocksize = in_memory_copy.then(|| chunks_blocksize(&f));
     let dp = blosc2_dparams {
-        nthreads: f.params().nthreads_decomp.max(1),
+        // the global number of threads, as for `cp`
+        nthreads: super::global::blosc2_get_nthreads().max(1),
         ..BLOSC2_DPARAMS_DEFAULTS
     };
     let mut frame = Some(f);

@@ -1242,9 +1242,41 @@ pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(
     chunk: *mut *mut u8,
     needs_free: *mut bool,
 ) -> c_int {
-    // SAFETY: forwarded caller guarantees.
-    guard(fail(), || unsafe {
-        get_chunk_impl(schunk, nchunk, chunk, needs_free)
+    guard(fail(), || {
+        // SAFETY: forwarded caller guarantees.
+        let n = unsafe { get_chunk_impl(schunk, nchunk, chunk, needs_free) };
+        // SAFETY: the handle is live (caller); NULL was refused by get_chunk_impl.
+        let framed = unsafe { handle(schunk) }.is_some_and(|h| h.core.frame().is_some());
+        if n <= 0 || !framed {
+            return n;
+        }
+        // C-Blosc2 builds a lazy chunk from the stored one's header and block table, and
+        // refuses it when they cannot be those of a chunk of that size (e.g. a VL-block count
+        // of UINT32_MAX): the chunk handed out is checked the same way.
+        // SAFETY: `*chunk` holds `n` bytes (get_chunk_impl succeeded).
+        let bytes = unsafe { core::slice::from_raw_parts(*chunk, n as usize) };
+        let fits = crate::chunk::Header::parse(bytes).is_ok_and(|hd| {
+            hd.special_code() != 0
+                || hd.memcpyed()
+                || hd
+                    .nblocks()
+                    .checked_mul(4)
+                    .and_then(|t| t.checked_add(hd.header_len()))
+                    .is_some_and(|end| end <= bytes.len())
+        });
+        if !fits {
+            crate::trace_error!("The chunk {} claims more blocks than it can hold", nchunk);
+            // SAFETY: out-pointers written by get_chunk_impl; a copy is ours to free.
+            unsafe {
+                if *needs_free {
+                    libc::free((*chunk).cast());
+                }
+                *chunk = ptr::null_mut();
+                *needs_free = false;
+            }
+            return Error::InvalidHeader.code();
+        }
+        n
     })
 }
 
@@ -1457,6 +1489,12 @@ pub unsafe extern "C" fn blosc2_get_slice_nchunks(
         }
         // SAFETY: checked for NULL.
         let (a, b) = unsafe { (*start, *stop) };
+        if h.core.nchunks() == 0 && !super::meta::is_ndim(h) {
+            // C-Blosc2: nothing to read in an empty super-chunk, whatever the range
+            // SAFETY: checked for NULL.
+            unsafe { *chunks_idx = ptr::null_mut() };
+            return 0;
+        }
         let idx = if super::meta::is_ndim(h) {
             // SAFETY: for n-dimensional arrays `start` and `stop` hold `ndim` entries.
             unsafe { super::meta::ndim_slice_nchunks(h, start, stop) }

@@ -338,6 +338,27 @@ impl<'a> Chunk<'a> {
         Ok(())
     }
 
+    /// Block `j` of a special chunk through the postfilter `pf` into `out` (the block's
+    /// length): `input` is filled with the special values (zeros for uninitialised ones) and
+    /// handed to it as the decoded block.
+    fn special_block_postfiltered(
+        &self,
+        sp: Special,
+        pf: &crate::params::Postfilter,
+        j: usize,
+        input: &mut Vec<u8>,
+        out: &mut [u8],
+        dparams: &DParams,
+    ) -> Result<()> {
+        input.clear();
+        input.resize(out.len(), 0);
+        let start = j * self.header.blocksize as usize;
+        if sp != Special::Uninit {
+            self.fill_special(sp, input, start)?;
+        }
+        run_postfilter(pf, input, out, self, j, dparams)
+    }
+
     /// Decode the streams of block `j` into `out` (exactly the block length). A stream is
     /// `i32 csize` + payload (CHUNK.md §3.4): not enough bytes for either is
     /// [`Error::ReadBuffer`]; a run needs its token with bit 0 set and a byte value
@@ -628,6 +649,16 @@ pub fn decompress(
     let skip = |j: usize| maskout.is_some_and(|m| m[j]);
     if let Some(sp) = header.special() {
         let bs = header.blocksize as usize;
+        if let Some(pf) = &dparams.postfilter {
+            // C-Blosc2 hands every block of special values to the postfilter too
+            let mut input = Vec::new();
+            for (j, block) in dst.chunks_mut(bs).enumerate() {
+                if !skip(j) {
+                    chunk.special_block_postfiltered(sp, pf, j, &mut input, block, dparams)?;
+                }
+            }
+            return Ok(nbytes);
+        }
         if maskout.is_none() && nbytes > bs {
             // Block 0 and the last block are checked and filled alone (the others have block
             // 0's length), the blocks between in one call: a tiny blocksize would otherwise
@@ -900,7 +931,22 @@ pub fn getitem(dparams: &DParams, src: &[u8], span: Span, dst: &mut [u8]) -> Res
         return Err(Error::SchunkSpecial);
     }
     if let Some(sp) = header.special() {
-        chunk.fill_special(sp, dst, start)?;
+        let Some(pf) = &dparams.postfilter else {
+            chunk.fill_special(sp, dst, start)?;
+            return Ok(len);
+        };
+        // the blocks of the range through the postfilter, as C-Blosc2 does
+        let bs = header.blocksize as usize;
+        let (mut input, mut block) = (Vec::new(), Vec::new());
+        for j in start / bs..end.div_ceil(bs) {
+            let bstart = j * bs;
+            block.clear();
+            block.resize(chunk.bsize(j), 0);
+            chunk.special_block_postfiltered(sp, pf, j, &mut input, &mut block, dparams)?;
+            let lo = start.max(bstart);
+            let hi = end.min(bstart + block.len());
+            dst[lo - start..hi - start].copy_from_slice(&block[lo - bstart..hi - bstart]);
+        }
         return Ok(len);
     }
     if header.memcpyed() && dparams.postfilter.is_none() {

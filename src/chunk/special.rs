@@ -34,15 +34,17 @@ pub fn special_chunk(
     dst: &mut [u8],
 ) -> Result<usize> {
     // No codec runs for a special chunk (its header names none): like C-Blosc2, any
-    // compcode is accepted here.
-    if crate::codecs::is_available(params.compcode) {
-        check_cparams(params)?;
+    // compcode is accepted here, and `use_dict` is ignored.
+    let compcode = if crate::codecs::is_available(params.compcode) {
+        params.compcode
     } else {
-        check_cparams(&CParams {
-            compcode: crate::codecs::BLOSCLZ,
-            ..params.clone()
-        })?;
-    }
+        crate::codecs::BLOSCLZ
+    };
+    check_cparams(&CParams {
+        compcode,
+        use_dict: false,
+        ..params.clone()
+    })?;
     if nbytes > MAX_BUFFERSIZE as usize {
         crate::trace_error!("nbytes cannot exceed {}", MAX_BUFFERSIZE);
         return Err(Error::MaxBufsizeExceeded);

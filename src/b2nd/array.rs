@@ -204,9 +204,14 @@ impl<S: BorrowMut<Schunk>> Array<S> {
             sc,
             scratch: Vec::new(),
         };
-        a.chunk_nbytes()?;
+        let chunk_nbytes = a.chunk_nbytes()?;
         a.write_meta()?;
         a.fill(fill)?;
+        if a.geom.nchunks() == 0 {
+            // as C-Blosc2: an array without chunks still reports its chunk size
+            let s: &mut Schunk = a.sc.borrow_mut();
+            s.set_chunksize(i32::try_from(chunk_nbytes).map_err(|_| Error::InvalidParam)?)?;
+        }
         Ok(a)
     }
 
@@ -278,7 +283,8 @@ impl<S: BorrowMut<Schunk>> Array<S> {
             sc,
             scratch: Vec::new(),
         };
-        a.chunk_nbytes()?;
+        // Like C-Blosc2, chunks too big for a Blosc chunk (over 2 GiB) are only refused by the
+        // operations that need one.
         Ok(a)
     }
 
@@ -622,7 +628,11 @@ impl<S: BorrowMut<Schunk>> Array<S> {
     /// A chunk-sized buffer: the one kept from an earlier call, or a new zeroed one. Its
     /// content is whatever the last call left; give it back with [`Self::set_scratch`].
     fn chunk_buffer(&mut self) -> Result<Vec<u8>> {
-        let n = self.chunk_nbytes()?;
+        // chunks over 2 GiB: an invalid request here, as C-Blosc2 answers it
+        let n = self.chunk_nbytes().map_err(|e| match e {
+            Error::MaxBufsizeExceeded => Error::InvalidParam,
+            e => e,
+        })?;
         let v = std::mem::take(&mut self.scratch);
         if v.len() == n {
             Ok(v)
@@ -657,6 +667,17 @@ impl<S: BorrowMut<Schunk>> Array<S> {
 
     fn check_buffer_shape(&self, bufshape: &[i64], start: &[i64], stop: &[i64]) -> Result<usize> {
         self.geom.check_slice(start, stop)?;
+        self.check_buffer_shape_of(bufshape, start, stop)
+    }
+
+    /// The buffer length for a buffer of shape `bufshape` holding the (checked) slice
+    /// `[start, stop)`.
+    fn check_buffer_shape_of(
+        &self,
+        bufshape: &[i64],
+        start: &[i64],
+        stop: &[i64],
+    ) -> Result<usize> {
         if bufshape.len() != self.ndim() {
             crate::trace_error!("The buffer shape must have ndim ({}) items", self.ndim());
             return Err(Error::InvalidParam);
@@ -741,18 +762,28 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         buf: &mut [u8],
         bufshape: &[i64],
     ) -> Result<()> {
-        let need = self.check_buffer_shape(bufshape, start, stop)?;
+        self.geom.check_read_slice(start, stop)?;
+        let need = self.check_buffer_shape_of(bufshape, start, stop)?;
         check_buffer("destination", buf.len(), need)?;
+        // As C-Blosc2, a slice may pass the shape: what lies outside reads as zeros.
+        let shape = self.geom.shape();
+        let in_stop: Vec<i64> = stop.iter().zip(shape).map(|(&z, &n)| z.min(n)).collect();
+        let in_start: Vec<i64> = start
+            .iter()
+            .zip(&in_stop)
+            .map(|(&a, &z)| a.min(z))
+            .collect();
         // As C-Blosc2: the part of the buffer outside the slice reads as zeros (a buffer of
         // the slice's own shape has no such part).
-        if bufshape
-            .iter()
-            .zip(start.iter().zip(stop))
-            .any(|(&b, (&a, &z))| b != z - a)
+        if in_stop != stop
+            || bufshape
+                .iter()
+                .zip(start.iter().zip(stop))
+                .any(|(&b, (&a, &z))| b != z - a)
         {
             buf[..need].fill(0);
         }
-        let chunks: Vec<ChunkSlice> = self.geom.slice_chunks(start, stop)?.collect();
+        let chunks: Vec<ChunkSlice> = self.geom.slice_chunks(&in_start, &in_stop)?.collect();
         let mut chunk = self.chunk_buffer()?;
         for c in &chunks {
             let mask = self.geom.block_maskout(c);
@@ -1076,7 +1107,8 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         dst: &mut Array<T>,
         dst_start: &[i64],
     ) -> Result<()> {
-        self.geom.check_slice(start, stop)?;
+        // the source range may pass the shape (zeros there), as for get_slice_cbuffer
+        self.geom.check_read_slice(start, stop)?;
         if dst.itemsize() != self.itemsize() || dst_start.len() != self.ndim() {
             crate::trace_error!("Arrays of different item sizes or ndim");
             return Err(Error::InvalidParam);
@@ -1186,6 +1218,11 @@ impl<S: BorrowMut<Schunk>> Array<S> {
     ) -> Result<()> {
         let itemsize = self.itemsize();
         let geom = Geometry::new(new_shape, self.geom.chunkshape(), self.geom.blockshape())?;
+        // chunks over 2 GiB cannot be written (C-Blosc2 answers BLOSC2_ERROR_FAILURE)
+        self.chunk_nbytes().map_err(|e| match e {
+            Error::MaxBufsizeExceeded => Error::Failure,
+            e => e,
+        })?;
         let old = self.to_vec()?;
         let mut new = crate::error::zeroed_vec(buffer_len(new_shape, itemsize)?)?;
         f(&old, &mut new, itemsize)?;
@@ -1382,7 +1419,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         start: &[i64],
         stop: &[i64],
     ) -> Result<Array<T>> {
-        self.geom.check_slice(start, stop)?;
+        self.geom.check_read_slice(start, stop)?;
         if meta.ndim() != self.ndim() {
             crate::trace_error!("The new array must have the same ndim");
             return Err(Error::InvalidParam);

@@ -1079,6 +1079,37 @@ impl Geometry {
         Ok(())
     }
 
+    /// Check a slice to read: as [`check_slice`](Self::check_slice) but `stop` (and `start`)
+    /// may pass the shape, whose outside part reads as zeros (as C-Blosc2 accepts it).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::b2nd::Geometry;
+    ///
+    /// let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// assert!(g.check_read_slice(&[8, 0], &[12, 9]).is_ok());
+    /// assert!(g.check_slice(&[8, 0], &[12, 9]).is_err());
+    /// assert!(g.check_read_slice(&[5, 0], &[4, 7]).is_err()); // start > stop
+    /// ```
+    pub fn check_read_slice(&self, start: &[i64], stop: &[i64]) -> Result<()> {
+        if start.len() != self.ndim() || stop.len() != self.ndim() {
+            crate::trace_error!("start and stop must have ndim ({}) items", self.ndim());
+            return Err(Error::InvalidParam);
+        }
+        for i in 0..self.ndim() {
+            if start[i] < 0 || start[i] > stop[i] {
+                crate::trace_error!(
+                    "slice [{}, {}) is invalid in dimension {i}",
+                    start[i],
+                    stop[i]
+                );
+                return Err(Error::InvalidParam);
+            }
+        }
+        Ok(())
+    }
+
     /// The chunks that the slice `[start, stop)` touches, in increasing chunk number, each with
     /// its intersection with the slice. Nothing for an empty slice; for a scalar (ndim 0) the
     /// one chunk. Errors: those of [`check_slice`](Self::check_slice).

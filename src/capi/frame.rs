@@ -66,6 +66,10 @@ unsafe fn schunk_of_frame(
             let mut m = Schunk::new(c.clone(), d);
             let c = fs.plugin_cparams(&c);
             fs.copy_into(&mut m, &mut |n, s| crate::schunk::compress_chunk(&c, n, s))?;
+            if m.nchunks() == 0 {
+                // a preset chunk size (B2ND arrays without chunks) is kept, as in C-Blosc2
+                m.set_chunksize(fs.chunksize())?;
+            }
             Ok(m)
         }
         Some(f) => Ok(Schunk::with_frame(c, d, f)),

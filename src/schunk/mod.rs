@@ -997,6 +997,34 @@ impl Schunk {
         self.chunksize
     }
 
+    /// Preset the chunk size of a super-chunk without chunks (recorded in its frame, if any),
+    /// as C-Blosc2's B2ND arrays do for arrays that hold no chunk yet (a zero-length
+    /// dimension). [`Error::InvalidParam`] once a chunk is stored.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// let mut sc = Schunk::new(CParams::default(), DParams::default());
+    /// sc.set_chunksize(288).unwrap();
+    /// assert_eq!(sc.chunksize(), 288);
+    /// sc.append_buffer(&[0u8; 288]).unwrap();
+    /// assert!(sc.set_chunksize(100).is_err());
+    /// ```
+    pub fn set_chunksize(&mut self, chunksize: i32) -> Result<()> {
+        if self.nchunks() != 0 || chunksize < -1 {
+            crate::trace_error!("The chunk size can only be preset before the first chunk");
+            return Err(Error::InvalidParam);
+        }
+        if let Store::Frame(f) = &mut self.store {
+            f.set_chunksize(chunksize)?;
+        }
+        self.chunksize = chunksize;
+        Ok(())
+    }
+
     /// Secondary chunk flags shared by all chunks (bit 0: VL-block chunks); 0 when empty.
     ///
     /// # Examples

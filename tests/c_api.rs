@@ -315,6 +315,7 @@ c_programs!(
     test_blosc1,
     test_bloscpack,
     test_chunk,
+    test_compat,
     test_concurrency,
     test_contexts,
     test_damaged,

@@ -1080,7 +1080,8 @@ impl Geometry {
     }
 
     /// Check a slice to read: as [`check_slice`](Self::check_slice) but `stop` (and `start`)
-    /// may pass the shape, whose outside part reads as zeros (as C-Blosc2 accepts it).
+    /// may pass the shape, whose outside part reads as zeros, and a `start` past `stop` is an
+    /// empty slice (as C-Blosc2 accepts them); `start` must not be negative.
     ///
     /// # Examples
     ///
@@ -1090,7 +1091,8 @@ impl Geometry {
     /// let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
     /// assert!(g.check_read_slice(&[8, 0], &[12, 9]).is_ok());
     /// assert!(g.check_slice(&[8, 0], &[12, 9]).is_err());
-    /// assert!(g.check_read_slice(&[5, 0], &[4, 7]).is_err()); // start > stop
+    /// assert!(g.check_read_slice(&[5, 0], &[4, 7]).is_ok()); // empty
+    /// assert!(g.check_read_slice(&[-1, 0], &[4, 7]).is_err());
     /// ```
     pub fn check_read_slice(&self, start: &[i64], stop: &[i64]) -> Result<()> {
         if start.len() != self.ndim() || stop.len() != self.ndim() {
@@ -1098,7 +1100,7 @@ impl Geometry {
             return Err(Error::InvalidParam);
         }
         for i in 0..self.ndim() {
-            if start[i] < 0 || start[i] > stop[i] {
+            if start[i] < 0 {
                 crate::trace_error!(
                     "slice [{}, {}) is invalid in dimension {i}",
                     start[i],

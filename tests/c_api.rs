@@ -325,6 +325,7 @@ c_programs!(
     test_getitem,
     test_global,
     test_huge,
+    test_instr,
     test_io,
     test_killed,
     test_lock,

@@ -55,25 +55,21 @@ pub fn check_cparams(p: &CParams) -> Result<()> {
         return Err(Error::CodecParam);
     }
     pipeline::validate(&p.filters)?;
-    if p.instr_codec {
-        crate::trace_error!("Instrumented codecs are not supported");
-        return Err(Error::CodecSupport);
-    }
     Ok(())
 }
 
 /// The layout decisions for one chunk.
-struct Plan {
-    header: Header,
-    hl: usize,
-    typesize: usize,
-    blocksize: usize,
-    nblocks: usize,
-    split: bool,
+pub(super) struct Plan {
+    pub(super) header: Header,
+    pub(super) hl: usize,
+    pub(super) typesize: usize,
+    pub(super) blocksize: usize,
+    pub(super) nblocks: usize,
+    pub(super) split: bool,
 }
 
 impl Plan {
-    fn bsize(&self, j: usize) -> usize {
+    pub(super) fn bsize(&self, j: usize) -> usize {
         let nbytes = self.header.nbytes as usize;
         if j + 1 == self.nblocks && !nbytes.is_multiple_of(self.blocksize) {
             nbytes % self.blocksize
@@ -82,7 +78,7 @@ impl Plan {
         }
     }
 
-    fn nstreams(&self, j: usize) -> usize {
+    pub(super) fn nstreams(&self, j: usize) -> usize {
         let leftover = j + 1 == self.nblocks && self.bsize(j) != self.blocksize;
         if self.split && !leftover {
             self.typesize
@@ -163,7 +159,7 @@ fn plan(p: &CParams, nbytes: usize) -> Plan {
 /// Write a memcpyed chunk; `Ok(0)` if it does not fit. When the decision is taken up front
 /// (`upfront`), C-Blosc2 writes no filter, split or codec bits in the flags; after a failed
 /// compression attempt it keeps them.
-fn write_memcpyed(
+pub(super) fn write_memcpyed(
     plan: &Plan,
     data: &[u8],
     dst: &mut [u8],
@@ -450,6 +446,9 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
 
     let hl = plan.hl;
     let nthreads = params.nthreads.max(1) as usize;
+    if params.instr_codec && !params.basic_header {
+        return super::instr::compress(params, &plan, data, dst, nthreads);
+    }
     let header_plus_bstarts = hl + 4 * plan.nblocks;
     if params.clevel == 0 || nbytes < MIN_BUFFERSIZE || header_plus_bstarts > dst.len() {
         return write_memcpyed(&plan, data, dst, true, nthreads);

@@ -467,6 +467,11 @@ impl<'a> Chunk<'a> {
             dest.copy_from_slice(data);
             return self.postfilter(w, j, dest, dparams);
         }
+        if self.header.instrumented() {
+            // C-Blosc2 runs neither the filters nor the postfilter on the records.
+            let (codec, ..) = w.buffers(0);
+            return self.decode_streams(codec, j, dest, dict, dparams);
+        }
         let pinfo = self.pipeline_info(dparams);
         let filters = pipeline::has_backward_filters(&self.header.filters);
         let (codec, a, b, c) = w.buffers(self.header.blocksize as usize);
@@ -700,7 +705,8 @@ pub fn decompress(
     }
     let bs = chunk.header.blocksize as usize;
     let dict = chunk.ddict()?;
-    let delta = chunk.header.has_delta() && !chunk.header.memcpyed();
+    let delta =
+        chunk.header.has_delta() && !chunk.header.memcpyed() && !chunk.header.instrumented();
     let nthreads = dparams.nthreads.max(1) as usize;
 
     // Decode the blocks of `area` (block `j0` on) by the pool's threads, `dref` the delta
@@ -961,7 +967,8 @@ pub fn getitem(dparams: &DParams, src: &[u8], span: Span, dst: &mut [u8]) -> Res
     let nbytes = chunk.nbytes();
     let bs = chunk.header.blocksize as usize;
     let dict = chunk.ddict()?;
-    let delta = chunk.header.has_delta() && !chunk.header.memcpyed();
+    let delta =
+        chunk.header.has_delta() && !chunk.header.memcpyed() && !chunk.header.instrumented();
     with_worker(|w| -> Result<usize> {
         let first_len = bs.min(nbytes);
         let mut block0 = Vec::new();

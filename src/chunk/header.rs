@@ -297,10 +297,6 @@ impl Header {
             if !h.is_vlblocks() && h.nbytes > 0 && h.blocksize > h.nbytes {
                 h.blocksize = h.nbytes;
             }
-            if h.blosc2_flags & blosc2_flags::INSTR_CODEC != 0 {
-                crate::trace_error!("Instrumented chunks cannot be decoded.");
-                return Err(Error::CodecSupport);
-            }
         } else {
             if h.flags & flags::DOSHUFFLE != 0 {
                 h.filters[MAX_FILTERS - 1] = filter_id::SHUFFLE;
@@ -497,6 +493,12 @@ impl Header {
     /// ```
     pub fn is_vlblocks(&self) -> bool {
         self.extended && self.blosc2_flags2 & VL_BLOCKS != 0
+    }
+
+    /// Whether the chunk holds codec instrumentation records (`cparams.instr_codec`): its
+    /// streams decode without the filter pipeline.
+    pub fn instrumented(&self) -> bool {
+        self.extended && self.blosc2_flags & blosc2_flags::INSTR_CODEC != 0
     }
 
     /// Whether a dictionary is stored (never for memcpyed or special chunks).

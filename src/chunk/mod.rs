@@ -4,6 +4,7 @@ pub mod blocksize;
 pub mod compress;
 pub mod decompress;
 pub mod header;
+pub mod instr;
 pub mod pipeline;
 mod pool_sync;
 pub mod special;

@@ -309,6 +309,7 @@ macro_rules! c_programs {
 
 c_programs!(
     test_b2nd,
+    test_b2nd_grow,
     test_b2nd_meta,
     test_badargs_gen,
     test_badinput,

@@ -517,6 +517,126 @@ impl Frame {
     }
 
     /// Delete logical chunk `n`; returns the new number of chunks.
+    /// Insert `count` copies of `chunk` at position `n` in one index update: what `count`
+    /// calls of [`insert_chunk`](Self::insert_chunk) at `n` make, for the cost of one when
+    /// `chunk` is a special chunk of the frame's chunk size (stored as special offsets), else
+    /// chunk by chunk. Under the exclusive frame lock when locking is on. Returns the number
+    /// of chunks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use b2rs::chunk::{header::Special, special::special_chunk};
+    /// use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// use b2rs::CParams;
+    ///
+    /// let cparams = CParams { typesize: 4, ..CParams::default() };
+    /// let mut frame = Frame::create(Location::Memory, &FrameParams::from_cparams(&cparams, 1), Arc::new(StdIo)).unwrap();
+    /// frame.set_chunksize(4000).unwrap();
+    /// let mut zeros = [0u8; 32];
+    /// special_chunk(&cparams, Special::Zero, 4000, None, &mut zeros).unwrap();
+    /// assert_eq!(frame.insert_chunk_run(0, 1000, &zeros).unwrap(), 1000);
+    /// assert_eq!(frame.nbytes(), 4_000_000);
+    /// assert_eq!(frame.delete_chunk_run(10, 990).unwrap(), 10);
+    /// ```
+    pub fn insert_chunk_run(&mut self, n: i64, count: i64, chunk: &[u8]) -> Result<i64> {
+        self.locked(LockMode::Exclusive, |f| {
+            f.insert_chunk_run_unlocked(n, count, chunk)
+        })
+    }
+
+    fn insert_chunk_run_unlocked(&mut self, n: i64, count: i64, chunk: &[u8]) -> Result<i64> {
+        let nc = check_new_chunk(chunk, Error::ChunkInsert)?;
+        if n < 0 || n > self.nchunks() || count < 0 {
+            crate::trace_error!("Cannot insert {} chunks at position {}", count, n);
+            return Err(Error::InvalidParam);
+        }
+        if self.nchunks().saturating_add(count) > index::MAX_NCHUNKS {
+            crate::trace_error!("Too many chunks for a frame");
+            return Err(Error::ChunkInsert);
+        }
+        let (mut n, mut count) = (n, count);
+        // C-Blosc2's rules need a chunk size set and the last chunk full: chunk by chunk until
+        // then (at most once, the first insertion sets them)
+        let fast = |f: &Frame| {
+            f.chunksize > 0
+                && nc.nbytes == f.chunksize as i64
+                && f.nbytes % f.chunksize as i64 == 0
+                && nc.special.and_then(index::special_offset).is_some()
+        };
+        while count > 0 && !fast(self) {
+            self.insert_at(n, &nc, Error::ChunkInsert)?;
+            n += 1;
+            count -= 1;
+        }
+        if count == 0 {
+            return Ok(self.nchunks());
+        }
+        self.offsets.table_mut()?;
+        self.check_kind(&nc, Error::ChunkInsert)?;
+        let value = self.place(&nc)?;
+        let at = n as usize;
+        self.offsets
+            .table_mut()?
+            .splice(at..at, std::iter::repeat_n(value, count as usize));
+        self.nbytes += nc.nbytes * count;
+        self.write_tail(OffsetsChunk::Encode)?;
+        Ok(self.nchunks())
+    }
+
+    /// Delete the `count` chunks from `n` in one index update (what `count` calls of
+    /// [`delete_chunk`](Self::delete_chunk) at `n` make). Under the exclusive frame lock when
+    /// locking is on. Returns the number of chunks.
+    ///
+    /// # Examples
+    ///
+    /// See [`insert_chunk_run`](Self::insert_chunk_run).
+    pub fn delete_chunk_run(&mut self, n: i64, count: i64) -> Result<i64> {
+        self.locked(LockMode::Exclusive, |f| {
+            f.delete_chunk_run_unlocked(n, count)
+        })
+    }
+
+    fn delete_chunk_run_unlocked(&mut self, n: i64, count: i64) -> Result<i64> {
+        if count < 0 || n < 0 || n.saturating_add(count) > self.nchunks() {
+            crate::trace_error!("Cannot delete {} chunks from position {}", count, n);
+            return Err(Error::InvalidParam);
+        }
+        if count == 0 {
+            return Ok(self.nchunks());
+        }
+        if count == 1 {
+            return self.delete_chunk_unlocked(n);
+        }
+        self.offsets.table_mut()?;
+        let (a, b) = (n as usize, (n + count) as usize);
+        let mut gone = 0i64;
+        for i in a..b {
+            gone += self.chunk_nbytes(i)?;
+        }
+        if self.is_sparse() {
+            // from the last, so that a file shared with a later chunk of the run is removed
+            // with the last of its owners
+            for i in (a..b).rev() {
+                self.remove_chunk_file(i)?;
+                self.offsets.table_mut()?.remove(i);
+            }
+        } else {
+            self.offsets.table_mut()?.drain(a..b);
+        }
+        self.nbytes -= gone;
+        if self.offsets.is_empty() {
+            self.nbytes = 0;
+            self.cbytes = 0;
+            self.write_tail(OffsetsChunk::Encode)?;
+        } else {
+            let coff = index::encode_after_delete(self.offsets.table_mut()?)?;
+            self.write_tail(OffsetsChunk::Given(coff))?;
+        }
+        Ok(self.nchunks())
+    }
+
     fn delete_chunk_unlocked(&mut self, n: i64) -> Result<i64> {
         let i = self.check_index(n, Error::InvalidParam)?;
         // A change needs the whole index: decoded now, before anything is written.

@@ -14,6 +14,7 @@
 //! chunks and regular chunks cannot be mixed.
 
 mod meta;
+mod runs;
 mod slice;
 
 pub(crate) use meta::to_frame_metalayers;

@@ -181,7 +181,15 @@ impl<S: BorrowMut<Schunk>> Array<S> {
     /// // not on a super-chunk that already has chunks
     /// assert_eq!(Array::create(&mut sc, &meta, Fill::Zero).err(), Some(Error::InvalidParam));
     /// ```
-    pub fn create(mut sc: S, meta: &Meta, fill: Fill<'_>) -> Result<Array<S>> {
+    pub fn create(sc: S, meta: &Meta, fill: Fill<'_>) -> Result<Array<S>> {
+        let mut a = Array::create_unfilled(sc, meta)?;
+        a.fill(fill)?;
+        a.preset_chunksize()?;
+        Ok(a)
+    }
+
+    /// [`create`](Self::create) without the chunks: the caller stores every chunk next.
+    fn create_unfilled(mut sc: S, meta: &Meta) -> Result<Array<S>> {
         let geom = meta.geometry()?;
         {
             let s: &mut Schunk = sc.borrow_mut();
@@ -204,15 +212,19 @@ impl<S: BorrowMut<Schunk>> Array<S> {
             sc,
             scratch: Vec::new(),
         };
-        let chunk_nbytes = a.chunk_nbytes()?;
+        a.chunk_nbytes()?;
         a.write_meta()?;
-        a.fill(fill)?;
-        if a.geom.nchunks() == 0 {
-            // as C-Blosc2: an array without chunks still reports its chunk size
-            let s: &mut Schunk = a.sc.borrow_mut();
-            s.set_chunksize(i32::try_from(chunk_nbytes).map_err(|_| Error::InvalidParam)?)?;
-        }
         Ok(a)
+    }
+
+    /// As C-Blosc2: an array without chunks still reports its chunk size.
+    fn preset_chunksize(&mut self) -> Result<()> {
+        if self.geom.nchunks() == 0 {
+            let n = self.chunk_nbytes()?;
+            let s: &mut Schunk = self.sc.borrow_mut();
+            s.set_chunksize(i32::try_from(n).map_err(|_| Error::InvalidParam)?)?;
+        }
+        Ok(())
     }
 
     /// An array on an existing super-chunk described by its `b2nd` (or legacy `caterva`)
@@ -1194,6 +1206,11 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         }
         let mut m = meta.clone();
         m.shape = stop.iter().zip(start).map(|(b, a)| b - a).collect();
+        let whole = start.iter().all(|&x| x == 0) && stop == self.geom.shape();
+        if whole {
+            let dst = Array::create_unfilled(sc, &m)?;
+            return self.copy_into_unfilled(dst);
+        }
         let mut dst = Array::create(sc, &m, Fill::Uninit)?;
         let zero = vec![0i64; self.ndim()];
         self.copy_slice_to(start, stop, &mut dst, &zero)?;
@@ -1391,6 +1408,14 @@ where
         return Err(Error::InvalidParam);
     }
     m.shape = shape;
+    if m.chunkshape == a.geom.chunkshape() && m.blockshape == a.geom.blockshape() {
+        // a copy of the first (its compressed chunks when they fit), then the second appended
+        let mut am = m.clone();
+        am.shape = a.shape().to_vec();
+        let mut dst = a.copy_into_unfilled(Array::create_unfilled(sc, &am)?)?;
+        concatenate_into(&mut dst, b, axis)?;
+        return Ok(dst);
+    }
     let mut dst = Array::create(sc, &m, Fill::Uninit)?;
     let zero = vec![0i64; a.ndim()];
     let ashape = a.shape().to_vec();
@@ -1430,7 +1455,12 @@ where
     let shape = concat_shape(a, b, axis)?;
     let mut at = vec![0i64; a.ndim()];
     at[axis] = a.shape()[axis];
+    let chunks_move = b.chunks_fit(a) && a.shape()[axis] % a.geom.chunkshape()[axis] as i64 == 0;
     a.resize(&shape, None)?;
+    if chunks_move {
+        // as C-Blosc2: the second array's compressed chunks are stored as they are
+        return b.move_chunks_to(a, axis, at[axis]);
+    }
     let zero = vec![0i64; b.ndim()];
     let bshape = b.shape().to_vec();
     b.copy_slice_to(&zero, &bshape, a, &at)
@@ -1458,6 +1488,7 @@ where
     Ok(shape)
 }
 
+mod chunkcopy;
 mod resize;
 #[cfg(test)]
 mod tests;

@@ -335,8 +335,8 @@ BLOSC_EXPORT int b2nd_empty(b2nd_context_t *ctx, b2nd_array_t **array);
 
 /**
  * Insert dimensions of size 1 (chunk and block size 1): the result has `final_dims`
- * dimensions, `axis[i]` telling whether dimension `i` is a new one. `*view` receives a new
- * array with the same items.
+ * dimensions, `axis[i]` telling whether dimension `i` is a new one. `*view` receives a view
+ * sharing the array's super-chunk (see [`b2nd_squeeze_index`]).
  *
  * # Safety
  * `array` live; `axis` readable for `final_dims` items; `view` writable.
@@ -614,8 +614,8 @@ BLOSC_EXPORT int b2nd_squeeze(b2nd_array_t *array, b2nd_array_t **view);
 
 /**
  * Remove the dimensions of size 1 flagged in `index` (a dimension flagged but not of size 1
- * is `BLOSC2_ERROR_INVALID_INDEX`). `*view` receives a new array with the same items (to be
- * freed with [`b2nd_free`]); `array` is left as it is.
+ * is `BLOSC2_ERROR_INVALID_INDEX`). `*view` receives a view sharing the array's super-chunk
+ * (to be freed with [`b2nd_free`], before or after `array`); `array` is left as it is.
  *
  * # Safety
  * `array` live; `index` readable for ndim items; `view` writable.

@@ -1150,6 +1150,46 @@ pub unsafe extern "C" fn b2nd_delete(
     })
 }
 
+/// A view of `array` described by `meta`, whose chunks are those of `array` laid out alike
+/// (dimensions of size 1 and chunk and block length 1 added or removed): a new C array on the
+/// same super-chunk, which it shares (reads and writes through either reach the other; the
+/// super-chunk goes with the last of them), as C-Blosc2's views. Other descriptions get a
+/// copy ([`reshaped`]).
+///
+/// # Safety
+/// `array` live.
+unsafe fn view_of(array: *const b2nd_array_t, meta: &Meta) -> R<*mut b2nd_array_t> {
+    // SAFETY: live (caller).
+    let a = unsafe { &*array };
+    let m = c_meta(a)?;
+    let unit = |shape: &[i64], cs: &[i32], bs: &[i32], other: &Meta| {
+        // the dimensions present in one description only must be unit ones
+        let kept: Vec<usize> = (0..shape.len())
+            .filter(|&i| !(shape[i] == 1 && cs[i] == 1 && bs[i] == 1))
+            .collect();
+        let okept: Vec<usize> = (0..other.shape.len())
+            .filter(|&i| {
+                !(other.shape[i] == 1 && other.chunkshape[i] == 1 && other.blockshape[i] == 1)
+            })
+            .collect();
+        kept.len() == okept.len()
+            && kept.iter().zip(&okept).all(|(&i, &j)| {
+                shape[i] == other.shape[j]
+                    && cs[i] == other.chunkshape[j]
+                    && bs[i] == other.blockshape[j]
+            })
+    };
+    if !unit(&m.shape, &m.chunkshape, &m.blockshape, meta) {
+        // SAFETY: forwarded.
+        return unsafe { reshaped(array, meta) };
+    }
+    // SAFETY: the array's super-chunk is live.
+    let h = unsafe { handle(a.sc) }.ok_or_else(null)?;
+    let p = new_c_array(a.sc, meta)?;
+    h.extra_owners += 1;
+    Ok(p)
+}
+
 /// A new array holding the data of `array` with the description `meta` (same items in C
 /// order), in memory with the same parameters.
 ///
@@ -1176,8 +1216,8 @@ unsafe fn reshaped(array: *const b2nd_array_t, meta: &Meta) -> R<*mut b2nd_array
 }
 
 /// Remove the dimensions of size 1 flagged in `index` (a dimension flagged but not of size 1
-/// is `BLOSC2_ERROR_INVALID_INDEX`). `*view` receives a new array with the same items (to be
-/// freed with [`b2nd_free`]); `array` is left as it is.
+/// is `BLOSC2_ERROR_INVALID_INDEX`). `*view` receives a view sharing the array's super-chunk
+/// (to be freed with [`b2nd_free`], before or after `array`); `array` is left as it is.
 ///
 /// # Safety
 /// `array` live; `index` readable for ndim items; `view` writable.
@@ -1225,7 +1265,7 @@ pub unsafe extern "C" fn b2nd_squeeze_index(
                 }
             }
             // SAFETY: forwarded.
-            unsafe { reshaped(array, &out) }
+            unsafe { view_of(array, &out) }
         })();
         put(view, r)
     })
@@ -1254,8 +1294,8 @@ pub unsafe extern "C" fn b2nd_squeeze(
 }
 
 /// Insert dimensions of size 1 (chunk and block size 1): the result has `final_dims`
-/// dimensions, `axis[i]` telling whether dimension `i` is a new one. `*view` receives a new
-/// array with the same items.
+/// dimensions, `axis[i]` telling whether dimension `i` is a new one. `*view` receives a view
+/// sharing the array's super-chunk (see [`b2nd_squeeze_index`]).
 ///
 /// # Safety
 /// `array` live; `axis` readable for `final_dims` items; `view` writable.
@@ -1305,7 +1345,7 @@ pub unsafe extern "C" fn b2nd_expand_dims(
                 }
             }
             // SAFETY: forwarded.
-            unsafe { reshaped(array, &out) }
+            unsafe { view_of(array, &out) }
         })();
         put(view, r)
     })

@@ -56,6 +56,9 @@ pub(crate) struct SchunkHandle {
     seen_reloads: u64,
     /// The chunk-sized buffer the B2ND calls on this super-chunk keep between calls.
     pub(crate) array_scratch: Vec<u8>,
+    /// Owners besides the first: B2ND views (`b2nd_squeeze`, `b2nd_expand_dims`) share the
+    /// super-chunk of their array; `blosc2_schunk_free` releases one owner at a time.
+    pub(crate) extra_owners: usize,
 }
 
 /// The handle behind a C super-chunk pointer (`None` for NULL).
@@ -539,6 +542,7 @@ fn new_handle() -> Box<SchunkHandle> {
         ptr::addr_of_mut!((*p).retired_frame).write(Vec::new());
         ptr::addr_of_mut!((*p).seen_reloads).write(0);
         ptr::addr_of_mut!((*p).array_scratch).write(Vec::new());
+        ptr::addr_of_mut!((*p).extra_owners).write(0);
         b.assume_init()
     }
 }
@@ -905,7 +909,13 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int {
     guard(fail(), || {
-        if !schunk.is_null() {
+        // SAFETY: NULL or a live super-chunk (caller).
+        if let Some(h) = unsafe { handle(schunk) } {
+            if h.extra_owners > 0 {
+                // shared with a B2ND view: the last owner frees it
+                h.extra_owners -= 1;
+                return 0;
+            }
             // SAFETY: the caller guarantees a live super-chunk.
             unsafe { free_schunk_c(schunk) };
         }

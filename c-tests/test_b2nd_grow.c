@@ -18,6 +18,7 @@
 #include "b2rs_test.h"
 #include "b2nd.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #define NSEQ 12
@@ -265,6 +266,80 @@ static void test_sequences_dir(void) {
   for (int seq = 0; seq < NSEQ; seq++) run_sequence(seq, 3);
 }
 
+static int under_valgrind(void) {
+  const char *p = getenv("LD_PRELOAD");
+  return p != NULL && strstr(p, "vgpreload") != NULL;
+}
+
+/* Growth costs the chunks it touches: appending 1 GiB of rows one slab at a time to an array
+   (in memory and in a file) works in an address space capped 256 MiB above what the process
+   has, and the array reads back. (An implementation that decodes the whole array on each
+   change needs gigabytes here.) */
+static void test_append_memory_bounded(void) {
+#if defined(__SANITIZE_ADDRESS__)
+  printf("  append under a memory cap: skipped under ASan\n");
+  return;
+#endif
+  if (under_valgrind()) {
+    printf("  append under a memory cap: skipped under valgrind\n");
+    return;
+  }
+  long vm_kb = 0;
+  FILE *stf = fopen("/proc/self/status", "r");
+  char line[256];
+  while (stf != NULL && fgets(line, sizeof line, stf) != NULL) {
+    if (strncmp(line, "VmSize:", 7) == 0) vm_kb = strtol(line + 7, NULL, 10);
+  }
+  if (stf != NULL) fclose(stf);
+  CHECK_GT(vm_kb, 0);
+  struct rlimit rl;
+  rl.rlim_cur = rl.rlim_max = (rlim_t)(vm_kb + 256 * 1024) * 1024;
+  CHECK_EQ(setrlimit(RLIMIT_AS, &rl), 0);
+  const int64_t cols = 4096, rows_per = 64, steps = 512; /* 512 x 64 x 4096 x 8 = 1 GiB */
+  double *slab = malloc((size_t)(rows_per * cols) * 8);
+  for (int kind = 0; kind < 2; kind++) {
+    const char *path = "test_b2nd_grow_big.b2nd";
+    blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+    cp.typesize = 8;
+    cp.compcode = BLOSC_LZ4;
+    blosc2_storage st = BLOSC2_STORAGE_DEFAULTS;
+    st.cparams = &cp;
+    st.contiguous = kind == 1;
+    st.urlpath = kind == 1 ? (char *)path : NULL;
+    blosc2_remove_urlpath(path);
+    int64_t shape[2] = {0, cols};
+    int32_t cs[2] = {(int32_t)rows_per, (int32_t)cols}, bs[2] = {8, (int32_t)cols};
+    b2nd_context_t *ctx = b2nd_create_ctx(&st, 2, shape, cs, bs, "<f8", 0, NULL, 0);
+    b2nd_array_t *a = NULL;
+    CHECK_EQ(b2nd_zeros(ctx, &a), 0);
+    int rc = 0;
+    for (int64_t i = 0; i < steps && rc == 0 && a != NULL; i++) {
+      for (int64_t k = 0; k < rows_per * cols; k++) slab[k] = (double)(i * 1000 + k % 7);
+      rc = b2nd_append(a, slab, rows_per * cols * 8, 0);
+    }
+    CHECK_EQ(rc, 0);
+    if (a != NULL) {
+      CHECK_EQ(a->shape[0], rows_per * steps);
+      CHECK_EQ(a->sc->nchunks, steps);
+      /* a row of the last slab reads back */
+      int64_t start[2] = {rows_per * steps - 1, 0}, stop[2] = {rows_per * steps, cols};
+      int64_t bsh[2] = {1, cols};
+      double *row = malloc((size_t)cols * 8);
+      CHECK_EQ(b2nd_get_slice_cbuffer(a, start, stop, row, bsh, cols * 8), 0);
+      CHECK(row[0] == (double)((steps - 1) * 1000) && row[8] == (double)((steps - 1) * 1000 + 1));
+      free(row);
+      /* and a chunk slab deleted in the middle, one inserted at the front */
+      CHECK_EQ(b2nd_delete(a, 0, rows_per * 100, rows_per), 0);
+      CHECK_EQ(b2nd_insert(a, slab, rows_per * cols * 8, 0, 0), 0);
+      CHECK_EQ(a->shape[0], rows_per * steps);
+      b2nd_free(a);
+    }
+    b2nd_free_ctx(ctx);
+    blosc2_remove_urlpath(path);
+  }
+  free(slab);
+}
+
 int main(void) {
   blosc2_init();
   if (recording()) setenv("B2RS_TEST_NOFORK", "1", 1);
@@ -272,6 +347,7 @@ int main(void) {
   RUN(test_sequences_contiguous);
   RUN(test_sequences_file);
   RUN(test_sequences_dir);
+  if (!recording()) RUN(test_append_memory_bounded);
   blosc2_destroy();
   return TEST_SUMMARY();
 }

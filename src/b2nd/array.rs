@@ -677,6 +677,33 @@ impl<S: BorrowMut<Schunk>> Array<S> {
                 .all(|((&cs, &bs), (&o, &e))| cs % bs == 0 && e - o == cs as i64)
     }
 
+    /// Where the bytes of chunk `c` lie, as the chunk holds them, in a C-order buffer of shape
+    /// `bufshape` whose first item is at `bstart`: when `c` is written whole without padding,
+    /// its blocks span every dimension but the first (so the chunk is in C order) and the
+    /// buffer is as wide as the chunk in those dimensions. `None` otherwise.
+    fn chunk_in_buffer(
+        &self,
+        c: &ChunkSlice,
+        bufshape: &[i64],
+        bstart: &[i64],
+    ) -> Option<std::ops::Range<usize>> {
+        let g = &self.geom;
+        let n = g.ndim();
+        if n == 0 || !self.writes_whole_chunk(c) {
+            return None;
+        }
+        let (cs, bs) = (g.chunkshape(), g.blockshape());
+        if (1..n).any(|i| bs[i] != cs[i] || bufshape[i] != cs[i] as i64 || c.origin[i] != bstart[i])
+        {
+            return None;
+        }
+        let row = bufshape[1..]
+            .iter()
+            .try_fold(self.itemsize(), |a, &b| a.checked_mul(b as usize))?;
+        let first = usize::try_from(c.origin[0] - bstart[0]).ok()?.checked_mul(row)?;
+        Some(first..first + cs[0] as usize * row)
+    }
+
     fn check_buffer_shape(&self, bufshape: &[i64], start: &[i64], stop: &[i64]) -> Result<usize> {
         self.geom.check_slice(start, stop)?;
         self.check_buffer_shape_of(bufshape, start, stop)
@@ -838,6 +865,11 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         let chunks: Vec<ChunkSlice> = self.geom.slice_chunks(start, stop)?.collect();
         let mut chunk = self.chunk_buffer()?;
         for c in &chunks {
+            if let Some(r) = self.chunk_in_buffer(c, bufshape, start) {
+                // the chunk's bytes lie in the buffer as they are: compressed from there
+                self.write_chunk(c.nchunk, &buf[r])?;
+                continue;
+            }
             if !c.covers_chunk() {
                 self.read_chunk(c.nchunk, &mut chunk, None)?;
             } else if !self.writes_whole_chunk(c) {

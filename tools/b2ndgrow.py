@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Side-by-side run of ../shared/bench/b2ndgrow.c (growing B2ND arrays) against the reference
-C-Blosc2 and b2rs, in interleaved rounds; prints per operation the best time of each library,
+"""Side-by-side run of ../shared/bench/b2ndgrow.c and tools/b2ndgrow_more.c (growing B2ND
+arrays) against the reference C-Blosc2 and b2rs, in interleaved rounds; prints per operation the best time of each library,
 the ratio reference / b2rs (> 1: b2rs faster) and whether the contents' hashes agree.
 
     python3 tools/b2ndgrow.py [--rounds N]
@@ -19,21 +19,22 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def build(tmp):
-    src = os.environ.get("B2RS_SHARED_DIR", os.path.join(ROOT, "..", "shared"))
-    src = os.path.join(src, "bench", "b2ndgrow.c")
+    shared = os.environ.get("B2RS_SHARED_DIR", os.path.join(ROOT, "..", "shared"))
+    srcs = [os.path.join(shared, "bench", "b2ndgrow.c"), os.path.join(ROOT, "tools", "b2ndgrow_more.c")]
     ref = os.path.join(os.environ.get("B2RS_REF_DIR", os.path.join(ROOT, "target", "reference")), "blosc2")
     lib = os.path.join(tmp, "lib")
     os.makedirs(lib, exist_ok=True)
     so = os.path.join(ROOT, "target", "release", "libb2rs.so")
     for name in ("libb2rs.so", "libb2rs.so.0"):
         os.symlink(so, os.path.join(lib, name))
-    exes = {}
+    exes = {"ref": [], "b2rs": []}
     for tag, inc, libdir, l in (("ref", os.path.join(ref, "include"), os.path.join(ref, "lib"), "blosc2"),
                                 ("b2rs", os.path.join(ROOT, "include"), lib, "b2rs")):
-        exe = os.path.join(tmp, "b2ndgrow-" + tag)
-        subprocess.run(["cc", "-O2", "-I", inc, src, "-o", exe, "-L", libdir, "-l" + l,
-                        "-Wl,-rpath," + libdir], check=True)
-        exes[tag] = exe
+        for k, src in enumerate(srcs):
+            exe = os.path.join(tmp, f"b2ndgrow{k}-{tag}")
+            subprocess.run(["cc", "-O2", "-I", inc, src, "-o", exe, "-L", libdir, "-l" + l,
+                            "-Wl,-rpath," + libdir], check=True)
+            exes[tag].append(exe)
     return exes
 
 
@@ -61,7 +62,10 @@ def main():
         for r in range(args.rounds):
             order = ("ref", "b2rs") if r % 2 == 0 else ("b2rs", "ref")
             for tag in order:
-                for name, (what, t) in run(exes[tag], tmp).items():
+                rows = {}
+                for exe in exes[tag]:
+                    rows.update(run(exe, tmp))
+                for name, (what, t) in rows.items():
                     best[tag][name] = min(best[tag].get(name, math.inf), t)
                     content[tag][name] = what
         print(f"{'operation':16} {'reference s':>12} {'b2rs s':>10} {'ref/b2rs':>9}  same content")

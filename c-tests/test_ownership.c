@@ -325,6 +325,12 @@ static void test_from_buffer_nocopy_grows(void) {
   }
   append_n(sc, 2);
   CHECK_EQ(sc->nchunks, NCH + 2);
+  /* the grown frame lent: still the library's (the caller did not ask for it) */
+  uint8_t *lent = NULL;
+  bool needs_free = true;
+  int64_t l2 = blosc2_schunk_to_buffer(sc, &lent, &needs_free);
+  CHECK(!needs_free);
+  check_frame_bytes(lent, l2, NCH + 2);
   blosc2_schunk_free(sc);
   CHECK_MEM(buf, saved, len); /* never written */
   free(buf);

@@ -1422,8 +1422,10 @@ fn damaged_sizes_fail_without_aborting() {
     let huge = Meta::new(&[(1i64 << 50) + 50, 40], &[16, 16], &[8, 8]);
     let mut a = Array::attach(&huge, sc).unwrap();
     assert_eq!(a.to_vec().unwrap_err(), Error::MemoryAlloc);
+    // a resize changes chunks, not a copy of the array: the chunk grid such a shape asks for
+    // is refused before anything is touched
     assert_eq!(
         a.resize(&[(1i64 << 50) + 53, 40], None).unwrap_err(),
-        Error::MemoryAlloc
+        Error::Failure
     );
 }

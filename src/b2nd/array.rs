@@ -700,7 +700,9 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         let row = bufshape[1..]
             .iter()
             .try_fold(self.itemsize(), |a, &b| a.checked_mul(b as usize))?;
-        let first = usize::try_from(c.origin[0] - bstart[0]).ok()?.checked_mul(row)?;
+        let first = usize::try_from(c.origin[0] - bstart[0])
+            .ok()?
+            .checked_mul(row)?;
         Some(first..first + cs[0] as usize * row)
     }
 

@@ -48,6 +48,10 @@ pub(crate) struct SchunkHandle {
     /// Set to hand the `malloc`ed frame bytes lent by `blosc2_schunk_to_buffer` to the caller
     /// (shared with the [`super::frame::MallocedFrame`] the frame reads, if it still does).
     lent_kept: Option<Arc<AtomicBool>>,
+    /// The caller's own `blosc2_schunk_avoid_cframe_free` (the default `avoid_cframe_free` of
+    /// `blosc2_schunk_from_buffer(.., copy=false)` concerns the caller's buffer only): only
+    /// then do the frame bytes lent by `blosc2_schunk_to_buffer` become the caller's.
+    pub(crate) caller_avoids_free: bool,
     /// The frame bytes moved out by `blosc2_schunk_to_buffer`, kept until the frame changes or
     /// the super-chunk is freed, so chunks lent from them earlier stay readable until then
     /// (as they would in C-Blosc2, which does not move the frame).
@@ -539,6 +543,7 @@ fn new_handle() -> Box<SchunkHandle> {
         ptr::addr_of_mut!((*p).cframe_owner).write(0);
         ptr::addr_of_mut!((*p).cframe_len).write(0);
         ptr::addr_of_mut!((*p).lent_kept).write(None);
+        ptr::addr_of_mut!((*p).caller_avoids_free).write(false);
         ptr::addr_of_mut!((*p).retired_frame).write(Vec::new());
         ptr::addr_of_mut!((*p).seen_reloads).write(0);
         ptr::addr_of_mut!((*p).array_scratch).write(Vec::new());
@@ -695,7 +700,7 @@ pub(crate) unsafe fn free_schunk_c(p: *mut blosc2_schunk) {
             libc::free(h.cframe_owner as *mut c_void);
         }
     }
-    if h.avoid_cframe_free {
+    if h.caller_avoids_free {
         // the frame bytes last lent by `blosc2_schunk_to_buffer` (if the frame still reads
         // them) become the caller's
         if let Some(k) = &h.lent_kept {
@@ -1763,6 +1768,7 @@ pub unsafe extern "C" fn blosc2_schunk_avoid_cframe_free(
         // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
         if let Some(h) = unsafe { handle(schunk) } {
             h.avoid_cframe_free = avoid_cframe_free;
+            h.caller_avoids_free = avoid_cframe_free;
         }
     })
 }

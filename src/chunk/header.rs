@@ -497,6 +497,20 @@ impl Header {
 
     /// Whether the chunk holds codec instrumentation records (`cparams.instr_codec`): its
     /// streams decode without the filter pipeline.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::{chunk, CParams};
+    ///
+    /// let data: Vec<u8> = (0..4000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+    /// let cparams = CParams { typesize: 4, instr_codec: true, ..CParams::default() };
+    /// let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+    /// assert!(chunk::Header::parse(&buf[..n]).unwrap().instrumented());
+    /// let n = chunk::compress(&CParams { typesize: 4, ..CParams::default() }, &data, &mut buf).unwrap();
+    /// assert!(!chunk::Header::parse(&buf[..n]).unwrap().instrumented());
+    /// ```
     pub fn instrumented(&self) -> bool {
         self.extended && self.blosc2_flags & blosc2_flags::INSTR_CODEC != 0
     }

@@ -34,6 +34,15 @@ use std::time::{Duration, Instant};
 pub const RECORD_LEN: usize = 16;
 
 /// One measurement record.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::chunk::instr::{Record, RECORD_LEN};
+///
+/// let r = Record { cratio: 4.0, cspeed: 1e9, filter_speed: 2e9, special: false };
+/// assert_eq!(r.to_bytes().len(), RECORD_LEN);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Record {
     /// Stream bytes over the bytes the stream takes in a regular chunk (length included).

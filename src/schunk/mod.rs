@@ -157,6 +157,19 @@ impl Stored {
     }
 }
 
+/// Whether chunks compressed with `a` are what `b` would write, as C-Blosc2 decides it before
+/// copying a super-chunk's chunks as they are: typesize, clevel, codec, dictionary use,
+/// blocksize and filters agree.
+pub(crate) fn same_coding(a: &CParams, b: &CParams) -> bool {
+    a.typesize == b.typesize
+        && a.clevel == b.clevel
+        && a.compcode == b.compcode
+        && a.use_dict == b.use_dict
+        && a.blocksize == b.blocksize
+        && a.filters == b.filters
+        && a.filters_meta == b.filters_meta
+}
+
 /// Where the chunks of a super-chunk live.
 ///
 /// For a frame every chunk operation forwards to the frame (`get_chunk` giving owned bytes for
@@ -1856,14 +1869,7 @@ impl Schunk {
     /// ```
     pub fn copy_into(&self, out: &mut Schunk, compress: &mut Compressor<'_>) -> Result<()> {
         let a = &self.cparams;
-        let cparams = &out.cparams;
-        let same = cparams.typesize == a.typesize
-            && cparams.clevel == a.clevel
-            && cparams.compcode == a.compcode
-            && cparams.use_dict == a.use_dict
-            && cparams.blocksize == a.blocksize
-            && cparams.filters == a.filters
-            && cparams.filters_meta == a.filters_meta
+        let same = same_coding(a, &out.cparams)
             && a.prefilter.is_none()
             && self.dparams.postfilter.is_none();
         for m in &self.metalayers {

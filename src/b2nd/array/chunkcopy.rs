@@ -66,19 +66,14 @@ impl<S: BorrowMut<Schunk>> Array<S> {
     }
 }
 
-/// Whether chunks compressed with `a` are what `b` would write (C-Blosc2 compares these
-/// before copying a super-chunk's chunks as they are).
+/// Whether the chunks of an array compressed with `a` can stand in an array compressing with
+/// `b`: the super-chunk copy rule, and nothing that makes `b`'s chunks other than plain ones
+/// (a codec meta or split mode of its own, a dictionary, a prefilter, instrumentation).
 fn same_coding(a: &CParams, b: &CParams) -> bool {
-    a.compcode == b.compcode
+    crate::schunk::same_coding(a, b)
         && a.compcode_meta == b.compcode_meta
-        && a.clevel == b.clevel
-        && a.typesize == b.typesize
-        && a.blocksize == b.blocksize
         && a.splitmode == b.splitmode
-        && a.filters == b.filters
-        && a.filters_meta == b.filters_meta
         && !a.use_dict
-        && !b.use_dict
         && b.prefilter.is_none()
         && !b.instr_codec
 }

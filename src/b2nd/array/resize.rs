@@ -41,11 +41,14 @@ impl<S: BorrowMut<Schunk>> Array<S> {
     /// assert_eq!(v[..24], data[..]);
     /// assert_eq!(v[24..], [0; 12]); // new chunks hold zeros
     /// assert_eq!(a.schunk().nchunks(), 6);
+    /// // the last column goes into the padding of the chunks that keep columns 3 and 4
+    /// a.resize(&[4, 5], None).unwrap();
+    /// assert_eq!(a.to_vec().unwrap()[..10], [0, 1, 2, 3, 4, 6, 7, 8, 9, 10]);
+    /// // growing back inside those chunks shows what their padding holds: the old items
+    /// a.resize(&[4, 6], None).unwrap();
+    /// assert_eq!(a.to_vec().unwrap(), data);
     /// a.resize(&[2, 3], None).unwrap();
     /// assert_eq!(a.to_vec().unwrap(), [0, 1, 2, 6, 7, 8]);
-    /// // growing back inside the kept chunk shows what its padding holds: the old items
-    /// a.resize(&[2, 4], None).unwrap();
-    /// assert_eq!(a.to_vec().unwrap(), [0, 1, 2, 3, 6, 7, 8, 9]);
     /// ```
     pub fn resize(&mut self, new_shape: &[i64], start: Option<&[i64]>) -> Result<()> {
         let ndim = self.ndim();

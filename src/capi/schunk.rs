@@ -290,9 +290,6 @@ impl SchunkHandle {
         Ok(())
     }
 
-    /// Bring the C struct in sync after a call: every mirror (metalayers, vlmetalayers, chunk
-    /// pointers) when the core read the frame again because another handle changed it (any
-    /// locked operation may do that), else the counters and the current chunk.
     /// Make an in-memory frame read its bytes from a `malloc`ed buffer (see
     /// `blosc2_schunk_to_buffer`); nothing to do when it already reads lent bytes.
     pub(crate) fn lend_frame_malloced(&mut self) -> crate::Result<()> {
@@ -312,6 +309,9 @@ impl SchunkHandle {
         Ok(())
     }
 
+    /// Bring the C struct in sync after a call: every mirror (metalayers, vlmetalayers, chunk
+    /// pointers) when the core read the frame again because another handle changed it (any
+    /// locked operation may do that), else the counters and the current chunk.
     pub(crate) fn sync(&mut self) {
         if !self.retired_frame.is_empty() && !self.core.frame().is_some_and(|f| f.is_lent()) {
             // the frame changed: what was lent from the bytes before is stale, as in C-Blosc2

@@ -2,7 +2,9 @@
  * test_b2nd_grow.c - B2ND arrays that grow and change shape: b2nd_resize
  * (at the end and at chunk-aligned positions, growing and shrinking),
  * b2nd_insert, b2nd_append, b2nd_delete and b2nd_set_slice_cbuffer in
- * pseudo-random sequences, for ndim 1 to 8, on every storage kind, compared
+ * pseudo-random sequences, for ndim 1 to 8, on every storage kind (memory
+ * sparse and contiguous, file, sparse directory, frame at an offset of a
+ * file), compared
  * after every step with what the reference (C-Blosc2 3.3.5) gives: the
  * return code and a hash of the whole content (golden values recorded from
  * the reference with B2RS_GROW_RECORD=1, which prints the table).
@@ -176,7 +178,8 @@ static void run_sequence(int seq, int kind) {
   st.cparams = &cp;
   const char *path = kind == 2 ? "test_b2nd_grow.b2nd" : "test_b2nd_grow_dir.b2nd";
   st.contiguous = kind == 1 || kind == 2;
-  st.urlpath = kind >= 2 ? (char *)path : NULL;
+  /* (kind 4 starts in memory, then moves to an offset of a file) */
+  st.urlpath = kind == 2 || kind == 3 ? (char *)path : NULL;
   if (st.urlpath) blosc2_remove_urlpath(st.urlpath);
   b2nd_context_t *ctx = b2nd_create_ctx(&st, ndim, shape, cs, bs, "<i4", 0, NULL, 0);
   CHECK(ctx != NULL);
@@ -205,6 +208,26 @@ static void run_sequence(int seq, int kind) {
   if (a == NULL) {
     b2nd_free_ctx(ctx);
     return;
+  }
+  int64_t offset = 0;
+  if (kind == 4) {
+    /* a frame at an offset of a file: the array appended after a prefix, reopened there */
+    const char *opath = "test_b2nd_grow_off.bin";
+    FILE *f = fopen(opath, "wb");
+    CHECK(f != NULL);
+    if (f != NULL) {
+      fwrite("prefix--", 1, 8, f);
+      fclose(f);
+    }
+    offset = b2nd_save_append(a, opath);
+    CHECK_EQ(offset, 8);
+    b2nd_free(a);
+    a = NULL;
+    CHECK_EQ(b2nd_open_offset(opath, &a, offset), 0);
+    if (a == NULL) {
+      b2nd_free_ctx(ctx);
+      return;
+    }
   }
   /* the steps draw from the same generator whatever the storage */
   g_rng = 0x1234567ULL + (uint64_t)seq * 7919;
@@ -236,9 +259,18 @@ static void run_sequence(int seq, int kind) {
     CHECK_EQ(b2nd_open(st.urlpath, &a), 0);
     if (a != NULL) CHECK_HASH(content_hash(a, &hrc), before);
   }
+  if (kind == 4 && !recording()) {
+    int hrc;
+    uint64_t before = content_hash(a, &hrc);
+    b2nd_free(a);
+    a = NULL;
+    CHECK_EQ(b2nd_open_offset("test_b2nd_grow_off.bin", &a, offset), 0);
+    if (a != NULL) CHECK_HASH(content_hash(a, &hrc), before);
+  }
   b2nd_free(a);
   b2nd_free_ctx(ctx);
   if (st.urlpath) blosc2_remove_urlpath(st.urlpath);
+  if (kind == 4) remove("test_b2nd_grow_off.bin");
 }
 
 static void test_sequences_memory(void) {
@@ -264,6 +296,11 @@ static void test_sequences_file(void) {
 static void test_sequences_dir(void) {
   if (recording()) return;
   for (int seq = 0; seq < NSEQ; seq++) run_sequence(seq, 3);
+}
+
+static void test_sequences_offset(void) {
+  if (recording()) return;
+  for (int seq = 0; seq < NSEQ; seq++) run_sequence(seq, 4);
 }
 
 static int under_valgrind(void) {
@@ -347,6 +384,7 @@ int main(void) {
   RUN(test_sequences_contiguous);
   RUN(test_sequences_file);
   RUN(test_sequences_dir);
+  RUN(test_sequences_offset);
   if (!recording()) RUN(test_append_memory_bounded);
   blosc2_destroy();
   return TEST_SUMMARY();

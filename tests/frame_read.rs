@@ -1429,3 +1429,68 @@ fn damaged_sizes_fail_without_aborting() {
         Error::Failure
     );
 }
+
+/// `delete_chunk_run` on every location is what deleting the chunks one by one makes: the same
+/// chunks left, the same counters, in a sparse frame the run's chunk files gone, and the frame
+/// reads back the same when reopened.
+#[test]
+fn delete_chunk_run_like_single_deletes() {
+    let scratch = Scratch::new("frame", "delete_run");
+    let cp = CParams {
+        typesize: 4,
+        ..CParams::default()
+    };
+    let chunks: Vec<Vec<u8>> = (0..8u32)
+        .map(|k| {
+            let data: Vec<u8> = (0..1000u32)
+                .flat_map(|i| (k * 7919 + i).to_le_bytes())
+                .collect();
+            compress(&cp, &data)
+        })
+        .collect();
+    for (pass, tag) in ["run", "one"].iter().enumerate() {
+        for (k, loc) in locations(&scratch, &format!("dr{tag}"))
+            .into_iter()
+            .enumerate()
+        {
+            if let Location::File { path, offset } = &loc {
+                if *offset > 0 {
+                    std::fs::write(path, vec![0xAB; *offset as usize]).unwrap();
+                }
+            }
+            let mut f = Frame::create(loc.clone(), &params(4), stdio()).unwrap();
+            for c in &chunks {
+                f.append_chunk(c).unwrap();
+            }
+            if pass == 0 {
+                assert_eq!(f.delete_chunk_run(2, 4).unwrap(), 4, "location {k}");
+            } else {
+                for _ in 0..4 {
+                    f.delete_chunk(2).unwrap();
+                }
+            }
+            let kept: Vec<Vec<u8>> = (0..f.nchunks())
+                .map(|n| f.get_chunk(n).unwrap().into_owned())
+                .collect();
+            let want: Vec<Vec<u8>> = [0, 1, 6, 7].iter().map(|&i| chunks[i].clone()).collect();
+            assert_eq!(kept, want, "location {k}");
+            assert_eq!(f.nbytes(), 4 * 4000);
+            if let Location::Dir(d) = &loc {
+                let files = std::fs::read_dir(d)
+                    .unwrap()
+                    .filter(|e| {
+                        e.as_ref()
+                            .unwrap()
+                            .path()
+                            .extension()
+                            .is_some_and(|x| x == "chunk")
+                    })
+                    .count();
+                assert_eq!(files, 4, "the run's chunk files are removed");
+            }
+            let back = reopen(&f);
+            assert_eq!(back.nchunks(), 4);
+            assert_eq!(decode(&back.get_chunk(2).unwrap()), decode(&chunks[6]));
+        }
+    }
+}

@@ -8,6 +8,7 @@ use super::{cframe, check_new_chunk, index, sframe, Frame, NewChunk, OffsetsChun
 use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH};
 use crate::error::{Error, Result};
 use crate::params::CParams;
+use std::collections::HashSet;
 
 impl Frame {
     /// Insert `chunk` at position `n` (under the exclusive frame lock when locking is
@@ -616,15 +617,26 @@ impl Frame {
             gone += self.chunk_nbytes(i)?;
         }
         if self.is_sparse() {
-            // from the last, so that a file shared with a later chunk of the run is removed
-            // with the last of its owners
-            for i in (a..b).rev() {
-                self.remove_chunk_file(i)?;
-                self.offsets.table_mut()?.remove(i);
+            // the chunk files of the run that no chunk outside it shares, each once: one pass
+            // over the index, not one per chunk
+            let t = self.offsets.table_mut()?;
+            let outside: HashSet<i64> = t[..a].iter().chain(&t[b..]).copied().collect();
+            let mut gone_files: Vec<i64> = t[a..b]
+                .iter()
+                .copied()
+                .filter(|&o| o >= 0 && !outside.contains(&o))
+                .collect();
+            gone_files.sort_unstable();
+            gone_files.dedup();
+            if let Storage::Dir { path, io } = &self.storage {
+                for &off in &gone_files {
+                    let len = sframe::chunk_file_len(path, io.as_ref(), off)?;
+                    sframe::remove_chunk(path, off)?;
+                    self.cbytes = (self.cbytes - len as i64).max(0);
+                }
             }
-        } else {
-            self.offsets.table_mut()?.drain(a..b);
         }
+        self.offsets.table_mut()?.drain(a..b);
         self.nbytes -= gone;
         if self.offsets.is_empty() {
             self.nbytes = 0;

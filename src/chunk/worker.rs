@@ -40,17 +40,36 @@ impl Worker {
     /// assert_eq!((a.len(), a[0]), (16, 42));
     /// ```
     pub fn buffers(&mut self, n: usize) -> (&mut CodecState, &mut [u8], &mut [u8], &mut [u8]) {
-        for t in self.tmp.iter_mut() {
-            if t.len() < n {
-                // A fresh zeroed allocation (calloc): large ones come as untouched pages, so
-                // a buffer a pipeline never uses does not add to the resident size.
-                *t = Vec::new();
-                *t = vec![0u8; n];
-            }
-        }
         let [a, b, c] = &mut self.tmp;
-        (&mut self.codec, &mut a[..n], &mut b[..n], &mut c[..n])
+        // The filter buffers start on a cache line: the SIMD kernels' 32- and 64-byte stores
+        // then never straddle two lines (malloc gives 16-byte alignment, and a 16-byte offset
+        // splits every other 32-byte store: measured 10-20% on a typesize-2 shuffle). The
+        // output buffer is handed over whole to the block ordering, so it starts at 0.
+        let (a, b) = (aligned(a, n, ALIGN), aligned(b, n, ALIGN));
+        (&mut self.codec, a, b, aligned(c, n, 1))
     }
+}
+
+/// Alignment of the filter buffers (a cache line).
+const ALIGN: usize = 64;
+
+/// `n` bytes of `t` starting at an `align`-aligned address, growing `t` if needed.
+fn aligned(t: &mut Vec<u8>, n: usize, align: usize) -> &mut [u8] {
+    let fits = |t: &Vec<u8>| {
+        let off = t.as_ptr().align_offset(align);
+        (off < align && off + n <= t.len()).then_some(off)
+    };
+    let off = match fits(t) {
+        Some(off) => off,
+        None => {
+            // A fresh zeroed allocation (calloc): large ones come as untouched pages, so a
+            // buffer a pipeline never uses does not add to the resident size.
+            *t = Vec::new();
+            *t = vec![0u8; n + align - 1];
+            fits(t).unwrap_or(0)
+        }
+    };
+    &mut t[off..off + n]
 }
 
 thread_local! {

@@ -69,6 +69,22 @@ fn hash_in<const N: usize>(x: u32, shift: u32) -> usize {
 fn match_end(buf: &[u8], start: usize, dist: usize, bound: usize) -> usize {
     let buf = &buf[..bound];
     let mut i = start;
+    // 64 bytes per step while they compare equal (four SIMD compares, one branch): long
+    // matches and runs are where the encoder spends its time on very compressible data.
+    while i + 64 <= bound {
+        let x: &[u8; 64] = buf[i..i + 64].try_into().unwrap();
+        let y: &[u8; 64] = buf[i - dist..i - dist + 64].try_into().unwrap();
+        let mut diff = 0u128;
+        for k in 0..4 {
+            let a = u128::from_le_bytes(x[16 * k..16 * k + 16].try_into().unwrap());
+            let b = u128::from_le_bytes(y[16 * k..16 * k + 16].try_into().unwrap());
+            diff |= a ^ b;
+        }
+        if diff != 0 {
+            break;
+        }
+        i += 64;
+    }
     // 16 bytes per step while they compare equal (one SIMD compare).
     {
         let x = &buf[i..];

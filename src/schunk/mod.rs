@@ -1986,12 +1986,14 @@ pub(crate) fn compress_to_vec(
     Ok(out)
 }
 
-/// Grow `out` with zeros to at least `len` bytes (an allocation failure is an error).
+/// Grow `out` to at least `len` bytes (contents unspecified; an allocation failure is an
+/// error). A buffer that grows is a fresh zeroed allocation (calloc), not the old one extended
+/// and zeroed: a large output buffer then costs page faults only on the pages the compressed
+/// bytes reach.
 pub(crate) fn grow_zeroed(out: &mut Vec<u8>, len: usize) -> Result<()> {
     if out.len() < len {
-        out.try_reserve_exact(len - out.len())
-            .map_err(|_| Error::MemoryAlloc)?;
-        out.resize(len, 0);
+        *out = Vec::new();
+        *out = crate::error::zeroed_vec(len)?;
     }
     Ok(())
 }

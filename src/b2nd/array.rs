@@ -873,7 +873,10 @@ impl<S: BorrowMut<Schunk>> Array<S> {
                 continue;
             }
             if !c.covers_chunk() {
-                self.read_chunk(c.nchunk, &mut chunk, None)?;
+                // the blocks the slice overwrites whole are not decoded
+                let covered = self.geom.blocks_covered(c);
+                let mask = covered.iter().any(|&b| b).then_some(covered);
+                self.read_chunk(c.nchunk, &mut chunk, mask.as_deref())?;
             } else if !self.writes_whole_chunk(c) {
                 // the padding beyond the array's edge (or the chunk's last blocks) is zeros
                 chunk.fill(0);
@@ -1163,17 +1166,30 @@ impl<S: BorrowMut<Schunk>> Array<S> {
             .map(|i| dst_start[i] + stop[i] - start[i])
             .collect();
         let chunks: Vec<ChunkSlice> = dst.geom.slice_chunks(dst_start, &dst_stop)?.collect();
-        for c in chunks {
-            let shape = c.shape();
-            let s: Vec<i64> = (0..self.ndim())
-                .map(|i| c.start[i] - dst_start[i] + start[i])
-                .collect();
-            let e: Vec<i64> = s.iter().zip(&shape).map(|(a, n)| a + n).collect();
-            let mut tmp = crate::error::zeroed_vec(buffer_len(&shape, self.itemsize())?)?;
-            self.get_slice_cbuffer(&s, &e, &mut tmp, &shape)?;
-            dst.set_slice_cbuffer(&tmp, &shape, &c.start, &c.stop)?;
+        // the piece of each destination chunk passes through a buffer the thread keeps (the
+        // piece fills it: no zeroing, and no allocation per chunk or call)
+        let mut tmp = SLICE_SCRATCH.with(|t| t.take());
+        let r = (|| {
+            for c in chunks {
+                let shape = c.shape();
+                let s: Vec<i64> = (0..self.ndim())
+                    .map(|i| c.start[i] - dst_start[i] + start[i])
+                    .collect();
+                let e: Vec<i64> = s.iter().zip(&shape).map(|(a, n)| a + n).collect();
+                let n = buffer_len(&shape, self.itemsize())?;
+                if tmp.len() < n {
+                    tmp = Vec::new();
+                    tmp = crate::error::zeroed_vec(n)?;
+                }
+                self.get_slice_cbuffer(&s, &e, &mut tmp[..n], &shape)?;
+                dst.set_slice_cbuffer(&tmp[..n], &shape, &c.start, &c.stop)?;
+            }
+            Ok(())
+        })();
+        if tmp.len() <= SLICE_SCRATCH_MAX {
+            SLICE_SCRATCH.with(|t| t.replace(tmp));
         }
-        Ok(())
+        r
     }
 
     /// A copy of the data in a new array on the empty super-chunk `sc` with the chunk and
@@ -1520,6 +1536,15 @@ where
         .checked_add(b.shape()[axis])
         .ok_or(Error::InvalidParam)?;
     Ok(shape)
+}
+
+/// Largest slice buffer a thread keeps between [`Array::copy_slice_to`] calls.
+const SLICE_SCRATCH_MAX: usize = 64 << 20;
+
+thread_local! {
+    /// The buffer [`Array::copy_slice_to`] passes pieces through (taken while in use, so a
+    /// nested call gets a buffer of its own).
+    static SLICE_SCRATCH: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 mod chunkcopy;

@@ -1227,6 +1227,35 @@ impl Geometry {
         }
         mask
     }
+
+    /// Per block of the chunk, whether the slice covers all of it (`true`): a writer of the
+    /// slice overwrites every item of such a block, so it needs not decode it first. A block
+    /// that sticks out of the chunk or of the array holds padding the slice does not reach, so
+    /// it is never covered.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// // rows 0..2, columns 0..4 of chunk 0: block 0 (columns 0..3) is covered, block 1 is not
+    /// let chunk = g.slice_chunks(&[0, 0], &[2, 4]).unwrap().next().unwrap();
+    /// assert_eq!(g.blocks_covered(&chunk), [true, false, false, false]);
+    /// ```
+    pub fn blocks_covered(&self, chunk: &ChunkSlice) -> Vec<bool> {
+        let mut covered = vec![false; self.nblocks().max(0) as usize];
+        for b in self.slice_blocks(chunk) {
+            let whole = (0..self.ndim()).all(|i| {
+                b.start[i] == b.origin[i] && b.stop[i] == b.origin[i] + self.blockshape[i] as i64
+            });
+            if let Some(m) = covered.get_mut(b.nblock as usize) {
+                *m = whole;
+            }
+        }
+        covered
+    }
 }
 
 fn widen(v: &[i32]) -> Vec<i64> {

@@ -15,6 +15,7 @@
 
 mod meta;
 mod runs;
+mod share;
 mod slice;
 
 pub(crate) use meta::to_frame_metalayers;
@@ -61,6 +62,42 @@ pub trait ChunkBytes: Send + Sync {
     /// assert_eq!(ChunkBytes::bytes(&b), [7, 7, 7, 7]);
     /// ```
     fn bytes(&self) -> &[u8];
+
+    /// This storage as a shared buffer when it is one already (a chunk stored by
+    /// [`Schunk::chunk_to_share`]), so that sharing it again does not wrap it once more.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::ChunkBytes;
+    /// use std::sync::Arc;
+    ///
+    /// let v: Vec<u8> = vec![1, 2, 3];
+    /// assert!(v.shared().is_none());
+    /// let a: Arc<dyn ChunkBytes> = Arc::new(v);
+    /// assert_eq!(a.shared().unwrap().bytes(), [1, 2, 3]);
+    /// ```
+    fn shared(&self) -> Option<Arc<dyn ChunkBytes>> {
+        None
+    }
+}
+
+impl ChunkBytes for Arc<dyn ChunkBytes> {
+    fn bytes(&self) -> &[u8] {
+        (**self).bytes()
+    }
+    fn shared(&self) -> Option<Arc<dyn ChunkBytes>> {
+        Some(self.clone())
+    }
+}
+
+impl IntoChunk for Arc<dyn ChunkBytes> {
+    fn bytes(&self) -> &[u8] {
+        (**self).bytes()
+    }
+    fn into_stored(self) -> Box<dyn ChunkBytes> {
+        Box::new(self)
+    }
 }
 
 impl ChunkBytes for Vec<u8> {

@@ -474,3 +474,106 @@ fn kept_chunk_buffer_leaves_no_trace() {
         }
     }
 }
+
+/// A write decodes only the blocks of a chunk it does not overwrite whole, and every decoded
+/// chunk (padding included) ends up as the old chunk with the slice's items written: the
+/// padding the write does not reach keeps what it held (the fill value of `Fill::Value`),
+/// except in chunks the write covers, which start from zeros.
+#[test]
+fn writes_decode_only_the_blocks_they_keep() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let decoded = Arc::new(AtomicUsize::new(0));
+    let d2 = decoded.clone();
+    let dparams = DParams {
+        postfilter: Some(Arc::new(
+            move |a: &mut crate::params::PostfilterArgs<'_>| {
+                a.output.copy_from_slice(a.input);
+                d2.fetch_add(1, Ordering::SeqCst);
+                0
+            },
+        )),
+        ..DParams::default()
+    };
+    let cases: &[(&[i64], &[i32], &[i32])] = &[
+        (&[10], &[7], &[2]),
+        (&[14, 10], &[8, 5], &[2, 2]),
+        (&[10, 10, 10], &[3, 5, 9], &[3, 4, 4]),
+        (&[5, 4, 3, 2], &[2, 3, 3, 1], &[1, 2, 2, 1]),
+        (&[40, 6], &[11, 6], &[1, 6]),
+    ];
+    let mut seed = 12345u64;
+    let mut rnd = |n: i64| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((seed >> 33) % n.max(1) as u64) as i64
+    };
+    for &(shape, chunk, block) in cases {
+        let itemsize = 2usize;
+        let m = meta(shape, chunk, block);
+        let mut a = Array::new(
+            cparams(itemsize as i32),
+            dparams.clone(),
+            &m,
+            Fill::Value(&[0xEE, 0x11]),
+        )
+        .unwrap();
+        let g = a.geometry().clone();
+        let nb = a.chunk_nbytes().unwrap();
+        let chunks = |a: &mut Array| -> Vec<Vec<u8>> {
+            (0..a.schunk().nchunks())
+                .map(|n| {
+                    let mut v = vec![0u8; nb];
+                    a.schunk_mut().decompress_chunk(n, &mut v).unwrap();
+                    v
+                })
+                .collect()
+        };
+        for k in 0..12u8 {
+            let start: Vec<i64> = shape.iter().map(|&s| rnd(s)).collect();
+            let stop: Vec<i64> = start
+                .iter()
+                .zip(shape)
+                .map(|(&a, &s)| a + 1 + rnd(s - a))
+                .collect();
+            let sshape: Vec<i64> = stop.iter().zip(&start).map(|(b, a)| b - a).collect();
+            let n = buffer_len(&sshape, itemsize).unwrap();
+            let new: Vec<u8> = (0..n)
+                .map(|i| (i as u8).wrapping_mul(3).wrapping_add(k))
+                .collect();
+            // the expected chunks: the old ones with the slice's items written (a chunk the
+            // slice covers starts from zeros, its padding too, as in C-Blosc2)
+            let mut want = chunks(&mut a);
+            for c in g.slice_chunks(&start, &stop).unwrap() {
+                if c.covers_chunk() {
+                    want[c.nchunk as usize].fill(0);
+                }
+            }
+            for i in 0..product(&sshape).unwrap() {
+                let p = unravel(i, &sshape);
+                let idx: Vec<i64> = p.iter().zip(&start).map(|(a, b)| a + b).collect();
+                let l = g.locate(&idx).unwrap();
+                let at = l.chunk_item as usize * itemsize;
+                let from = i as usize * itemsize;
+                want[l.nchunk as usize][at..at + itemsize]
+                    .copy_from_slice(&new[from..from + itemsize]);
+            }
+            // the blocks a write must decode: those of partly written chunks it does not cover
+            let mut need = 0;
+            for c in g.slice_chunks(&start, &stop).unwrap() {
+                if !c.covers_chunk() {
+                    need += g.blocks_covered(&c).iter().filter(|&&b| !b).count();
+                }
+            }
+            decoded.store(0, Ordering::SeqCst);
+            a.set_slice_cbuffer(&new, &sshape, &start, &stop).unwrap();
+            assert_eq!(
+                decoded.load(Ordering::SeqCst),
+                need,
+                "{shape:?} {start:?} {stop:?}"
+            );
+            assert_eq!(chunks(&mut a), want, "{shape:?} {start:?} {stop:?}");
+        }
+    }
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Side-by-side run of ../shared/bench/b2ndgrow.c and tools/b2ndgrow_more.c (growing B2ND
-arrays) against the reference C-Blosc2 and b2rs, in interleaved rounds; prints per operation the best time of each library,
+"""Side-by-side run of ../shared/bench/b2ndgrow.c, tools/b2ndgrow_more.c and tools/b2nd_refbench.c
+(C-Blosc2's own stacking and concatenate benchmarks) (growing B2ND arrays) against the reference C-Blosc2 and b2rs, in interleaved rounds; prints per operation the best time of each library,
 the ratio reference / b2rs (> 1: b2rs faster) and whether the contents' hashes agree.
 
     python3 tools/b2ndgrow.py [--rounds N]
@@ -20,7 +20,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def build(tmp):
     shared = os.environ.get("B2RS_SHARED_DIR", os.path.join(ROOT, "..", "shared"))
-    srcs = [os.path.join(shared, "bench", "b2ndgrow.c"), os.path.join(ROOT, "tools", "b2ndgrow_more.c")]
+    srcs = [os.path.join(shared, "bench", "b2ndgrow.c"), os.path.join(ROOT, "tools", "b2ndgrow_more.c"),
+            os.path.join(ROOT, "tools", "b2nd_refbench.c")]
     ref = os.path.join(os.environ.get("B2RS_REF_DIR", os.path.join(ROOT, "target", "reference")), "blosc2")
     lib = os.path.join(tmp, "lib")
     os.makedirs(lib, exist_ok=True)

@@ -750,26 +750,28 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         let blockshape = widen(self.geom.blockshape());
         let block_nbytes = self.geom.blocknitems() as usize * itemsize;
         let mut buf = buf;
-        for b in self.geom.slice_blocks(c) {
-            let shape = b.shape();
-            let in_block = b.start_in_block();
-            let in_buf: Vec<i64> = b.start.iter().zip(bstart).map(|(a, o)| a - o).collect();
-            let off = b.nblock as usize * block_nbytes;
-            let block = &mut chunk[off..off + block_nbytes];
-            let breg = Region {
-                pad_shape: &blockshape,
-                start: &in_block,
-            };
-            let ureg = Region {
-                pad_shape: bufshape,
-                start: &in_buf,
-            };
-            match &mut buf {
-                BufRef::Out(out) => CopyPlan::new(itemsize, &shape, breg, ureg)?.run(block, out)?,
-                BufRef::In(src) => CopyPlan::new(itemsize, &shape, ureg, breg)?.run(src, block)?,
-            }
-        }
-        Ok(())
+        let ndim = self.ndim();
+        self.geom
+            .for_each_block(c, |nblock, in_block, shape, start| {
+                let mut in_buf = [0i64; crate::b2nd::MAX_DIM];
+                for i in 0..ndim {
+                    in_buf[i] = start[i] - bstart[i];
+                }
+                let off = nblock as usize * block_nbytes;
+                let block = &mut chunk[off..off + block_nbytes];
+                let breg = Region {
+                    pad_shape: &blockshape,
+                    start: in_block,
+                };
+                let ureg = Region {
+                    pad_shape: bufshape,
+                    start: &in_buf[..ndim],
+                };
+                match &mut buf {
+                    BufRef::Out(out) => CopyPlan::new(itemsize, shape, breg, ureg)?.run(block, out),
+                    BufRef::In(src) => CopyPlan::new(itemsize, shape, ureg, breg)?.run(src, block),
+                }
+            })
     }
 
     /// Read the slice `[start, stop)` into the C-order buffer `buf` of shape `bufshape` (at

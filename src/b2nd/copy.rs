@@ -10,6 +10,7 @@
 //! it reads or writes ([`CopyPlan::src_len`], [`CopyPlan::dst_len`]), counted from the buffer's
 //! first item (coordinates all 0).
 
+use super::MAX_DIM;
 use crate::{Error, Result};
 
 /// Where a hyper-rectangle sits in a C-order buffer.
@@ -67,8 +68,10 @@ struct Dim {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CopyPlan {
-    /// Outer dimensions (outermost first); the innermost run is not included.
-    outer: Vec<Dim>,
+    /// Outer dimensions (outermost first, `nouter` of them); the innermost run is not
+    /// included. A fixed array: a plan is made per block copied, without allocating.
+    outer: [Dim; MAX_DIM],
+    nouter: usize,
     /// Bytes copied per run (0 for an empty copy).
     run: usize,
     src_offset: usize,
@@ -93,20 +96,27 @@ fn offset_of(coords: &[i64], strides: &[usize], itemsize: usize) -> Option<usize
         .checked_mul(itemsize)
 }
 
-/// C-order item strides as `usize`; `None` if they overflow.
-fn strides_of(shape: &[i64]) -> Option<Vec<usize>> {
-    let mut strides = vec![1usize; shape.len()];
+/// C-order item strides as `usize` (the first `shape.len()` of the array); `None` if they
+/// overflow. `shape.len() <= MAX_DIM`.
+fn strides_of(shape: &[i64]) -> Option<[usize; MAX_DIM]> {
+    let mut strides = [1usize; MAX_DIM];
     for i in (0..shape.len().saturating_sub(1)).rev() {
         strides[i] = strides[i + 1].checked_mul(shape[i + 1] as usize)?;
     }
     Some(strides)
 }
 
+const NO_DIM: Dim = Dim {
+    count: 0,
+    src_stride: 0,
+    dst_stride: 0,
+};
+
 impl CopyPlan {
     /// Validate a copy of the `copy_shape` hyper-rectangle at `src.start` in the source to
     /// `dst.start` in the destination, items of `itemsize` bytes.
     ///
-    /// Errors ([`Error::InvalidParam`]): lengths that differ from `copy_shape.len()`, negative
+    /// Errors ([`Error::InvalidParam`]): more than [`MAX_DIM`] dimensions, lengths that differ from `copy_shape.len()`, negative
     /// sizes or coordinates, a rectangle that does not fit inside either `pad_shape`, or byte
     /// offsets that overflow. An empty rectangle (some size 0) is valid and copies nothing.
     ///
@@ -129,6 +139,11 @@ impl CopyPlan {
         dst: Region<'_>,
     ) -> Result<CopyPlan> {
         let ndim = copy_shape.len();
+        if ndim > MAX_DIM {
+            return Err(invalid(format_args!(
+                "ndim must be at most {MAX_DIM}, not {ndim}"
+            )));
+        }
         for (what, len) in [
             ("src_pad_shape", src.pad_shape.len()),
             ("src_start", src.start.len()),
@@ -152,7 +167,8 @@ impl CopyPlan {
             }
         }
         let empty = CopyPlan {
-            outer: Vec::new(),
+            outer: [NO_DIM; MAX_DIM],
+            nouter: 0,
             run: 0,
             src_offset: 0,
             dst_offset: 0,
@@ -168,9 +184,13 @@ impl CopyPlan {
         let src_offset = offset_of(src.start, &src_strides, itemsize).ok_or_else(overflow)?;
         let dst_offset = offset_of(dst.start, &dst_strides, itemsize).ok_or_else(overflow)?;
         // Last item copied, relative to the start item.
-        let last: Vec<i64> = copy_shape.iter().map(|n| n - 1).collect();
-        let src_span = offset_of(&last, &src_strides, itemsize).ok_or_else(overflow)?;
-        let dst_span = offset_of(&last, &dst_strides, itemsize).ok_or_else(overflow)?;
+        let mut last = [0i64; MAX_DIM];
+        for (l, n) in last.iter_mut().zip(copy_shape) {
+            *l = n - 1;
+        }
+        let last = &last[..ndim];
+        let src_span = offset_of(last, &src_strides, itemsize).ok_or_else(overflow)?;
+        let dst_span = offset_of(last, &dst_strides, itemsize).ok_or_else(overflow)?;
         let src_len = src_offset
             .checked_add(src_span)
             .and_then(|v| v.checked_add(itemsize))
@@ -182,32 +202,36 @@ impl CopyPlan {
 
         // Dimensions in bytes, dropping those of size 1, then merging neighbours whose strides
         // chain (an outer step equals a whole inner extent in both buffers).
-        let mut dims: Vec<Dim> = Vec::with_capacity(ndim + 1);
+        let mut dims = [NO_DIM; MAX_DIM];
+        let mut ndims = 0;
         for i in 0..ndim {
             if copy_shape[i] == 1 {
                 continue;
             }
             // All products below are bounded by src_len / dst_len, so they cannot overflow.
-            dims.push(Dim {
+            dims[ndims] = Dim {
                 count: copy_shape[i] as usize,
                 src_stride: src_strides[i] * itemsize,
                 dst_stride: dst_strides[i] * itemsize,
-            });
+            };
+            ndims += 1;
         }
         // The innermost run: items are contiguous in both buffers.
         let mut run = itemsize;
-        while let Some(d) = dims.last() {
+        while ndims > 0 {
+            let d = dims[ndims - 1];
             if d.src_stride == run && d.dst_stride == run {
                 run *= d.count;
-                dims.pop();
+                ndims -= 1;
             } else {
                 break;
             }
         }
         // Merge outer dimensions that chain.
-        let mut outer: Vec<Dim> = Vec::with_capacity(dims.len());
-        for d in dims {
-            match outer.last_mut() {
+        let mut outer = [NO_DIM; MAX_DIM];
+        let mut nouter = 0;
+        for &d in &dims[..ndims] {
+            match outer[..nouter].last_mut() {
                 Some(prev)
                     if prev.src_stride == d.src_stride * d.count
                         && prev.dst_stride == d.dst_stride * d.count =>
@@ -216,11 +240,15 @@ impl CopyPlan {
                     prev.src_stride = d.src_stride;
                     prev.dst_stride = d.dst_stride;
                 }
-                _ => outer.push(d),
+                _ => {
+                    outer[nouter] = d;
+                    nouter += 1;
+                }
             }
         }
         Ok(CopyPlan {
             outer,
+            nouter,
             run,
             src_offset,
             dst_offset,
@@ -321,33 +349,20 @@ impl CopyPlan {
             )));
         }
         let run = self.run;
-        let outer = &self.outer;
+        let outer = &self.outer[..self.nouter];
         match outer.len() {
             0 => {
                 dst[self.dst_offset..self.dst_offset + run]
                     .copy_from_slice(&src[self.src_offset..self.src_offset + run]);
             }
-            1 => {
-                let d = outer[0];
-                let (mut s, mut t) = (self.src_offset, self.dst_offset);
-                for _ in 0..d.count {
-                    dst[t..t + run].copy_from_slice(&src[s..s + run]);
-                    s += d.src_stride;
-                    t += d.dst_stride;
-                }
-            }
+            1 => copy_runs(run, outer[0], src, self.src_offset, dst, self.dst_offset),
             n => {
                 // Odometer over the outer dimensions; the innermost of them is a plain loop.
                 let inner = outer[n - 1];
-                let mut idx = vec![0usize; n - 1];
+                let mut idx = [0usize; MAX_DIM];
                 let (mut s0, mut t0) = (self.src_offset, self.dst_offset);
                 loop {
-                    let (mut s, mut t) = (s0, t0);
-                    for _ in 0..inner.count {
-                        dst[t..t + run].copy_from_slice(&src[s..s + run]);
-                        s += inner.src_stride;
-                        t += inner.dst_stride;
-                    }
+                    copy_runs(run, inner, src, s0, dst, t0);
                     // advance the odometer
                     let mut k = n - 1;
                     loop {
@@ -370,6 +385,44 @@ impl CopyPlan {
             }
         }
         Ok(())
+    }
+}
+
+/// `d.count` runs of `run` bytes, from `s` in `src` and `t` in `dst` on, `d`'s strides apart.
+/// Short runs (a few items of a slice that cuts a block's last dimension) are copied with
+/// their length known to the compiler: a `memcpy` call per run of 16 bytes cost more than the
+/// copy.
+#[inline]
+fn copy_runs(run: usize, d: Dim, src: &[u8], s: usize, dst: &mut [u8], t: usize) {
+    #[inline(always)]
+    fn fixed<const R: usize>(d: Dim, src: &[u8], mut s: usize, dst: &mut [u8], mut t: usize) {
+        for _ in 0..d.count {
+            let from: &[u8; R] = src[s..s + R].try_into().expect("R bytes");
+            let to: &mut [u8; R] = (&mut dst[t..t + R]).try_into().expect("R bytes");
+            *to = *from;
+            s += d.src_stride;
+            t += d.dst_stride;
+        }
+    }
+    match run {
+        1 => fixed::<1>(d, src, s, dst, t),
+        2 => fixed::<2>(d, src, s, dst, t),
+        4 => fixed::<4>(d, src, s, dst, t),
+        8 => fixed::<8>(d, src, s, dst, t),
+        12 => fixed::<12>(d, src, s, dst, t),
+        16 => fixed::<16>(d, src, s, dst, t),
+        24 => fixed::<24>(d, src, s, dst, t),
+        32 => fixed::<32>(d, src, s, dst, t),
+        48 => fixed::<48>(d, src, s, dst, t),
+        64 => fixed::<64>(d, src, s, dst, t),
+        _ => {
+            let (mut s, mut t) = (s, t);
+            for _ in 0..d.count {
+                dst[t..t + run].copy_from_slice(&src[s..s + run]);
+                s += d.src_stride;
+                t += d.dst_stride;
+            }
+        }
     }
 }
 
@@ -606,7 +659,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(p.run_len(), 4 * 5 * 6 * 2);
-        assert!(p.outer.is_empty());
+        assert_eq!(p.nouter, 0);
         // Full rows of a sub-box: planes of 5*6 items for each of 2 outer steps merge into one run
         // per outer step.
         let p = CopyPlan::new(
@@ -640,8 +693,8 @@ mod tests {
         .unwrap();
         assert_eq!(p.run_len(), 3);
         assert_eq!(
-            p.outer,
-            vec![Dim {
+            p.outer[..p.nouter],
+            [Dim {
                 count: 10,
                 src_stride: 6,
                 dst_stride: 3

@@ -1204,6 +1204,73 @@ impl Geometry {
         }
     }
 
+    /// What [`slice_blocks`](Self::slice_blocks) yields, handed to `f` without allocating:
+    /// `f(nblock, start_in_block, shape, start)` for each block the chunk's part of the slice
+    /// touches, in increasing block number (the slices have `ndim` items: the intersection's
+    /// start inside the block, its shape, and its start in array coordinates). Stops at the
+    /// first error of `f`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::b2nd::Geometry;
+    /// #
+    /// # // a 10 x 7 array in chunks of 4 x 4 and blocks of 2 x 3
+    /// # let g = Geometry::new(&[10, 7], &[4, 4], &[2, 3]).unwrap();
+    /// let chunk = g.slice_chunks(&[0, 0], &[3, 4]).unwrap().next().unwrap();
+    /// let mut shapes = Vec::new();
+    /// g.for_each_block(&chunk, |_, _, shape, _| -> Result<(), ()> {
+    ///     shapes.push(shape.to_vec());
+    ///     Ok(())
+    /// })
+    /// .unwrap();
+    /// let same: Vec<Vec<i64>> = g.slice_blocks(&chunk).map(|b| b.shape()).collect();
+    /// assert_eq!(shapes, same);
+    /// ```
+    pub fn for_each_block<E>(
+        &self,
+        chunk: &ChunkSlice,
+        mut f: impl FnMut(i64, &[i64], &[i64], &[i64]) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
+        let n = self.ndim();
+        let (mut lo, mut hi) = ([0i64; MAX_DIM], [0i64; MAX_DIM]);
+        for i in 0..n {
+            let bs = self.blockshape[i] as i64;
+            if chunk.start[i] >= chunk.stop[i] || bs == 0 {
+                return Ok(());
+            }
+            lo[i] = (chunk.start[i] - chunk.origin[i]) / bs;
+            hi[i] = ceil_div(chunk.stop[i] - chunk.origin[i], bs);
+        }
+        let mut cur = lo;
+        loop {
+            let (mut inb, mut shape, mut start) =
+                ([0i64; MAX_DIM], [0i64; MAX_DIM], [0i64; MAX_DIM]);
+            for i in 0..n {
+                let bs = self.blockshape[i] as i64;
+                let o = chunk.origin[i] + cur[i] * bs;
+                start[i] = chunk.start[i].max(o);
+                shape[i] = chunk.stop[i].min(o + bs) - start[i];
+                inb[i] = start[i] - o;
+            }
+            let nblock = ravel(&cur[..n], &self.block_grid_strides);
+            f(nblock, &inb[..n], &shape[..n], &start[..n])?;
+            // the next block, C order
+            let mut i = n;
+            loop {
+                if i == 0 {
+                    return Ok(());
+                }
+                i -= 1;
+                cur[i] += 1;
+                if cur[i] < hi[i] {
+                    break;
+                }
+                cur[i] = lo[i];
+            }
+        }
+    }
+
     /// Per block of the chunk, whether a reader of the slice can skip it (`true`, the
     /// convention of `blosc2_set_maskout`).
     ///

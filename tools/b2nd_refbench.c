@@ -42,7 +42,7 @@ static void report_at(const char *name, b2nd_array_t *a, double t, const int64_t
     uint64_t *w = (uint64_t *)buf;
     for (int64_t i = 0; i < n / 8; i++) h = (h ^ w[i]) * 1099511628211ULL;
   }
-  printf("%s\tshape %lldx%lldx%lld nchunks %lld hash %016llx # %.4f s\n", name,
+  printf("%s\tshape %lldx%lldx%lld nchunks %lld hash %016llx # %.6f s\n", name,
          (long long)a->shape[0], (long long)a->shape[1], (long long)a->shape[2],
          (long long)a->sc->nchunks, (unsigned long long)h, t);
   free(buf);

@@ -29,7 +29,7 @@ static void report(const char *name, b2nd_array_t *a, double t) {
   int64_t n = a->nitems * a->sc->typesize;
   uint8_t *buf = malloc(n > 0 ? n : 1);
   int rc = b2nd_to_cbuffer(a, buf, n);
-  printf("%s\tnitems=%lld hash=%016llx rc=%d # %.4f s\n", name, (long long)a->nitems,
+  printf("%s\tnitems=%lld hash=%016llx rc=%d # %.6f s\n", name, (long long)a->nitems,
          (unsigned long long)(rc < 0 ? 0 : fnv(buf, n)), rc < 0 ? rc : 0, t);
   free(buf);
 }

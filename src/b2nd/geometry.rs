@@ -7,6 +7,7 @@
 //! whole blocks of `product(blockshape)` items, blocks in C order inside the chunk, items in C
 //! order inside the block.
 
+use super::dims::Dims;
 use super::MAX_DIM;
 use crate::{Error, Result};
 
@@ -97,6 +98,15 @@ pub fn c_strides(shape: &[i64]) -> Vec<i64> {
     let mut strides = vec![1i64; shape.len()];
     for i in (0..shape.len().saturating_sub(1)).rev() {
         strides[i] = strides[i + 1].wrapping_mul(shape[i + 1]);
+    }
+    strides
+}
+
+/// [`c_strides`] of the values `dim(0..n)`, held inline (`n <= MAX_DIM`).
+pub(crate) fn c_strides_of(n: usize, dim: impl Fn(usize) -> i64) -> Dims<i64> {
+    let mut strides: Dims<i64> = (0..n).map(|_| 1).collect();
+    for i in (0..n.saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1].wrapping_mul(dim(i + 1));
     }
     strides
 }
@@ -465,15 +475,16 @@ impl Iterator for SliceBlocks<'_> {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Geometry {
-    shape: Vec<i64>,
-    chunkshape: Vec<i32>,
-    blockshape: Vec<i32>,
-    extshape: Vec<i64>,
-    extchunkshape: Vec<i64>,
-    chunks_grid: Vec<i64>,
-    blocks_grid: Vec<i64>,
-    chunk_grid_strides: Vec<i64>,
-    block_grid_strides: Vec<i64>,
+    // inline (no allocation): a geometry is made for each B2ND call of the C API
+    shape: Dims<i64>,
+    chunkshape: Dims<i32>,
+    blockshape: Dims<i32>,
+    extshape: Dims<i64>,
+    extchunkshape: Dims<i64>,
+    chunks_grid: Dims<i64>,
+    blocks_grid: Dims<i64>,
+    chunk_grid_strides: Dims<i64>,
+    block_grid_strides: Dims<i64>,
     nitems: i64,
     extnitems: i64,
     chunknitems: i32,
@@ -510,8 +521,8 @@ impl Geometry {
     pub fn new(shape: &[i64], chunkshape: &[i32], blockshape: &[i32]) -> Result<Geometry> {
         check_dims(shape, chunkshape, blockshape)?;
         let ndim = shape.len();
-        let mut extshape = Vec::with_capacity(ndim);
-        let mut extchunkshape = Vec::with_capacity(ndim);
+        let mut extshape = Dims::new();
+        let mut extchunkshape = Dims::new();
         for i in 0..ndim {
             let (s, c, b) = (shape[i], chunkshape[i] as i64, blockshape[i] as i64);
             if s != 0 && (c == 0 || b == 0) {
@@ -563,7 +574,7 @@ impl Geometry {
                 .ok_or_else(|| overflow(i))?;
         }
 
-        let grid = |outer: &[i64], inner: &[i32]| -> Vec<i64> {
+        let grid = |outer: &[i64], inner: &[i32]| -> Dims<i64> {
             outer
                 .iter()
                 .zip(inner)
@@ -573,11 +584,11 @@ impl Geometry {
         let chunks_grid = grid(&extshape, chunkshape);
         let blocks_grid = grid(&extchunkshape, blockshape);
         Ok(Geometry {
-            shape: shape.to_vec(),
-            chunkshape: chunkshape.to_vec(),
-            blockshape: blockshape.to_vec(),
-            chunk_grid_strides: c_strides(&chunks_grid),
-            block_grid_strides: c_strides(&blocks_grid),
+            shape: Dims::from_slice(shape),
+            chunkshape: Dims::from_slice(chunkshape),
+            blockshape: Dims::from_slice(blockshape),
+            chunk_grid_strides: c_strides_of(ndim, |i| chunks_grid[i]),
+            block_grid_strides: c_strides_of(ndim, |i| blocks_grid[i]),
             extshape,
             extchunkshape,
             chunks_grid,

@@ -8,6 +8,7 @@
 
 pub mod array;
 pub mod copy;
+mod dims;
 pub mod geometry;
 pub mod meta;
 

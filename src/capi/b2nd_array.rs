@@ -11,6 +11,7 @@ use super::guard;
 use super::schunk::{handle, SchunkHandle};
 use super::types::*;
 use crate::b2nd::array::{concatenate, concatenate_into, Array, Fill};
+use crate::b2nd::geometry::c_strides_of;
 use crate::b2nd::{Geometry, Meta, MAX_DIM, METALAYER_NAME};
 use crate::frame::{Frame, Location, StdIo};
 use crate::schunk::Schunk;
@@ -77,13 +78,14 @@ fn set_fields(a: &mut b2nd_array_t, g: &Geometry, h: &SchunkHandle) {
     a.extnitems = g.extnitems();
     a.blocknitems = g.blocknitems();
     a.extchunknitems = g.extchunknitems();
+    // computed inline: no allocation per call
     let strides = [
-        g.item_array_strides(),
-        g.item_chunk_strides(),
-        g.item_extchunk_strides(),
-        g.item_block_strides(),
-        g.block_chunk_strides().to_vec(),
-        g.chunk_array_strides().to_vec(),
+        c_strides_of(n, |i| shape[i]),
+        c_strides_of(n, |i| chunk[i] as i64),
+        c_strides_of(n, |i| g.extchunkshape()[i]),
+        c_strides_of(n, |i| block[i] as i64),
+        c_strides_of(n, |i| g.blocks_grid()[i]),
+        c_strides_of(n, |i| g.chunks_grid()[i]),
     ];
     let fields: [&mut [i64; MAX_DIM]; 6] = [
         &mut a.item_array_strides,

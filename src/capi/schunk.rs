@@ -58,6 +58,11 @@ pub(crate) struct SchunkHandle {
     retired_frame: Vec<u8>,
     /// `core.reloads()` when the C mirrors were last rebuilt.
     seen_reloads: u64,
+    /// `core.chunks_stamp()` when `c.data` was last written: a call that changed no chunk
+    /// leaves it as it is (no pass over every chunk per call).
+    mirrored_chunks: Option<Option<u64>>,
+    /// `core.meta_stamp()` when the C metalayers were last rebuilt.
+    mirrored_meta: Option<(u64, i64, u64)>,
     /// The chunk-sized buffer the B2ND calls on this super-chunk keep between calls.
     pub(crate) array_scratch: Vec<u8>,
     /// Owners besides the first: B2ND views (`b2nd_squeeze`, `b2nd_expand_dims`) share the
@@ -407,11 +412,28 @@ impl SchunkHandle {
         self.write_data(from, usize::MAX);
     }
 
-    /// Rebuild every C-side copy (chunk pointers, metalayers) from the core.
+    /// Rebuild every C-side copy (chunk pointers, metalayers) from the core: those whose
+    /// stamps changed since they were last written.
     pub(crate) fn rebuild_mirrors(&mut self) -> Result<(), Error> {
         self.seen_reloads = self.core.reloads();
-        self.reserve_data(self.core.nchunks() as usize)?;
-        self.write_data_from(0);
+        let chunks = self.core.chunks_stamp();
+        if self.mirrored_chunks != Some(chunks) || chunks.is_none() {
+            self.reserve_data(self.core.nchunks() as usize)?;
+            self.write_data_from(0);
+            self.mirrored_chunks = Some(chunks);
+        }
+        let meta = self.core.meta_stamp();
+        if self.mirrored_meta != Some(meta) {
+            self.mirrored_meta = None;
+            self.rebuild_meta_mirrors()?;
+            self.mirrored_meta = Some(meta);
+        }
+        self.sync();
+        Ok(())
+    }
+
+    /// Rebuild the C metalayers and vlmetalayers from the core.
+    fn rebuild_meta_mirrors(&mut self) -> Result<(), Error> {
         // SAFETY: the metalayer arrays hold NULL or our own malloc'ed entries.
         unsafe {
             for i in 0..self.c.nmetalayers as usize {
@@ -441,7 +463,6 @@ impl SchunkHandle {
                 self.c.nvlmetalayers = i as i16 + 1;
             }
         }
-        self.sync();
         Ok(())
     }
 
@@ -546,6 +567,8 @@ fn new_handle() -> Box<SchunkHandle> {
         ptr::addr_of_mut!((*p).caller_avoids_free).write(false);
         ptr::addr_of_mut!((*p).retired_frame).write(Vec::new());
         ptr::addr_of_mut!((*p).seen_reloads).write(0);
+        ptr::addr_of_mut!((*p).mirrored_chunks).write(None);
+        ptr::addr_of_mut!((*p).mirrored_meta).write(None);
         ptr::addr_of_mut!((*p).array_scratch).write(Vec::new());
         ptr::addr_of_mut!((*p).extra_owners).write(0);
         b.assume_init()

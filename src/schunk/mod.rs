@@ -213,9 +213,48 @@ pub(crate) fn same_coding(a: &CParams, b: &CParams) -> bool {
 /// read or synthesised special chunks), the counters come from the frame (`nbytes`, `cbytes`:
 /// specials count 0), and metalayer changes are pushed to it (`add_metalayer` only before the
 /// first chunk, `update_metalayer`, `set_vlmetalayer`, `delete_vlmetalayer`).
+/// The chunks of an in-memory super-chunk, with a stamp that changes whenever they may have
+/// changed: every mutable access takes a new value from a process-wide counter, so two equal
+/// stamps mean the same chunks in the same buffers (a C mirror of the chunk pointers is then
+/// up to date without a pass over them).
+struct Chunks {
+    v: Vec<Stored>,
+    stamp: u64,
+}
+
+/// The source of [`Chunks`] stamps.
+static CHUNK_STAMPS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+fn new_stamp() -> u64 {
+    CHUNK_STAMPS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+impl Chunks {
+    fn new() -> Chunks {
+        Chunks {
+            v: Vec::new(),
+            stamp: new_stamp(),
+        }
+    }
+}
+
+impl std::ops::Deref for Chunks {
+    type Target = Vec<Stored>;
+    fn deref(&self) -> &Vec<Stored> {
+        &self.v
+    }
+}
+
+impl std::ops::DerefMut for Chunks {
+    fn deref_mut(&mut self) -> &mut Vec<Stored> {
+        self.stamp = new_stamp();
+        &mut self.v
+    }
+}
+
 enum Store {
     /// Chunks held in memory one by one (C-Blosc2: `frame == NULL`).
-    Memory(Vec<Stored>),
+    Memory(Chunks),
     /// A frame (in memory, in a file or a sparse directory).
     Frame(Box<Frame>),
 }
@@ -284,6 +323,8 @@ pub struct Schunk {
     nd: Option<Arc<crate::b2nd::Meta>>,
     /// How many times the state was read again from the frame (changed by another handle).
     reloads: u64,
+    /// Unique to this super-chunk in the process (see [`Schunk::meta_stamp`]).
+    id: u64,
 }
 
 impl std::fmt::Debug for Schunk {
@@ -331,7 +372,7 @@ impl Schunk {
         let mut s = Schunk {
             cparams,
             dparams,
-            store: Store::Memory(Vec::new()),
+            store: Store::Memory(Chunks::new()),
             nbytes: 0,
             cbytes: 0,
             chunksize: -1,
@@ -340,6 +381,7 @@ impl Schunk {
             metalayers: Vec::new(),
             vlmetalayers: Vec::new(),
             change_tick: 0,
+            id: new_stamp(),
             nd: None,
             reloads: 0,
         };
@@ -1158,6 +1200,49 @@ impl Schunk {
     /// ```
     pub fn change_tick(&self) -> i64 {
         self.change_tick
+    }
+
+    /// A stamp of the metalayers and variable-length metalayers: equal stamps mean the same
+    /// super-chunk with the same metalayers (a mirror of them needs no update).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// let mut sc = Schunk::new(CParams::default(), DParams::default());
+    /// let s0 = sc.meta_stamp();
+    /// sc.append_buffer(&[1u8; 100]).unwrap();
+    /// assert_eq!(sc.meta_stamp(), s0);
+    /// sc.meta_add("m", b"x").unwrap();
+    /// assert_ne!(sc.meta_stamp(), s0);
+    /// // another super-chunk never has the same stamps
+    /// assert_ne!(Schunk::new(CParams::default(), DParams::default()).meta_stamp(), s0);
+    /// ```
+    pub fn meta_stamp(&self) -> (u64, i64, u64) {
+        (self.id, self.change_tick, self.reloads)
+    }
+
+    /// A stamp of the stored chunks of an in-memory super-chunk: equal stamps (from the same
+    /// super-chunk) mean the same chunks in the same buffers, so that a mirror of their
+    /// addresses needs no update. `None` for a frame.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// let mut sc = Schunk::new(CParams::default(), DParams::default());
+    /// let s0 = sc.chunks_stamp();
+    /// assert_eq!(sc.chunks_stamp(), s0);
+    /// sc.append_buffer(&[1u8; 100]).unwrap();
+    /// assert_ne!(sc.chunks_stamp(), s0);
+    /// ```
+    pub fn chunks_stamp(&self) -> Option<u64> {
+        match &self.store {
+            Store::Memory(c) => Some(c.stamp),
+            Store::Frame(_) => None,
+        }
     }
 
     /// Whether the chunks are held in memory one by one (then [`Schunk::stored_chunk`] gives

@@ -1049,6 +1049,75 @@ static void test_bad_input(void) {
   CHECK_EQ(b2nd_free_ctx(ctx), 0);
 }
 
+/* What C code reads straight from the structs (sc->data[], sc->nchunks, the metalayers, the
+ * array's shape fields) follows every change of an in-memory array, calls that read (and
+ * change nothing) in between included. */
+static void check_mirrors(b2nd_array_t *a) {
+  blosc2_schunk *sc = a->sc;
+  int64_t nb = 0;
+  for (int64_t i = 0; i < sc->nchunks; i++) {
+    uint8_t *lazy = NULL;
+    bool nf = false;
+    CHECK_GT(blosc2_schunk_get_lazychunk(sc, i, &lazy, &nf), 0);
+    CHECK(!nf);
+    CHECK(sc->data[i] == lazy);
+    int32_t n = 0, c = 0;
+    CHECK_EQ(blosc2_cbuffer_sizes(sc->data[i], &n, &c, NULL), 0);
+    nb += n;
+  }
+  CHECK_EQ(nb, sc->nbytes);
+  CHECK_STR(sc->metalayers[0]->name, "b2nd");
+  int8_t ndim;
+  int64_t sh[B2ND_MAX_DIM];
+  int32_t cs[B2ND_MAX_DIM], bs[B2ND_MAX_DIM];
+  char *dtype = NULL;
+  int8_t fmt;
+  CHECK_GT(b2nd_deserialize_meta(sc->metalayers[0]->content, sc->metalayers[0]->content_len,
+                                 &ndim, sh, cs, bs, &dtype, &fmt), 0);
+  free(dtype);
+  CHECK_EQ(ndim, a->ndim);
+  for (int i = 0; i < ndim; i++) CHECK_EQ(sh[i], a->shape[i]);
+}
+
+static void test_mirrors_follow_changes(void) {
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 4;
+  blosc2_storage st = BLOSC2_STORAGE_DEFAULTS;
+  st.cparams = &cp;
+  b2nd_context_t *ctx = b2nd_create_ctx(&st, 2, (int64_t[]){0, 6}, (int32_t[]){4, 6},
+                                        (int32_t[]){2, 3}, "<i4", DTYPE_NUMPY_FORMAT, NULL, 0);
+  b2nd_array_t *a = NULL;
+  CHECK_EQ(b2nd_zeros(ctx, &a), 0);
+  int32_t row[4 * 6];
+  int32_t got[6];
+  for (int k = 0; k < 40; k++) {
+    for (int i = 0; i < 24; i++) row[i] = k * 100 + i;
+    switch (k % 5) {
+      case 0: CHECK_EQ(b2nd_append(a, row, 4 * 6 * 4, 0), 0); break;
+      case 1: CHECK_EQ(b2nd_insert(a, row, 4 * 6 * 4, 0, 0), 0); break;
+      case 2: CHECK_EQ(b2nd_append(a, row, 6 * 4, 0), 0); break;
+      case 3: CHECK_EQ(b2nd_delete(a, 0, 0, 4), 0); break;
+      case 4: {
+        int64_t start[2] = {a->shape[0] / 2, 0}, stop[2] = {a->shape[0] / 2 + 1, 6};
+        CHECK_EQ(b2nd_set_slice_cbuffer(row, (int64_t[]){1, 6}, 6 * 4, start, stop, a), 0);
+        break;
+      }
+    }
+    check_mirrors(a);
+    /* reads change nothing: the mirrors stay right */
+    int64_t start[2] = {a->shape[0] - 1, 0}, stop[2] = {a->shape[0], 6};
+    CHECK_EQ(b2nd_get_slice_cbuffer(a, start, stop, got, (int64_t[]){1, 6}, sizeof got), 0);
+    check_mirrors(a);
+  }
+  /* a metalayer change through the super-chunk, then a read through the array */
+  CHECK_GE(blosc2_meta_add(a->sc, "mine", (uint8_t *)"abc", 3), 0);
+  CHECK_EQ(b2nd_get_slice_cbuffer(a, (int64_t[]){0, 0}, (int64_t[]){1, 6}, got, (int64_t[]){1, 6}, sizeof got), 0);
+  CHECK_EQ(a->sc->nmetalayers, 2);
+  CHECK_STR(a->sc->metalayers[1]->name, "mine");
+  CHECK_EQ(b2nd_free(a), 0);
+  CHECK_EQ(b2nd_free_ctx(ctx), 0);
+}
+
 int main(void) {
   blosc2_init();
   RUN(test_roundtrip);
@@ -1061,6 +1130,7 @@ int main(void) {
   RUN(test_user_metalayers);
   RUN(test_storages);
   RUN(test_bad_input);
+  RUN(test_mirrors_follow_changes);
   blosc2_destroy();
   return TEST_SUMMARY();
 }

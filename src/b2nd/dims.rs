@@ -1,5 +1,5 @@
-//! Up to [`MAX_DIM`] numbers held inline: the per-dimension values of a geometry (shapes,
-//! grids, strides), so that making, cloning and dropping one allocates nothing.
+//! Up to [`MAX_DIM`] numbers held inline: per-dimension values (shapes, grids, strides)
+//! computed on the way, without allocating.
 
 use super::MAX_DIM;
 
@@ -17,15 +17,6 @@ impl<T: Copy + Default> Dims<T> {
             len: 0,
             v: [T::default(); MAX_DIM],
         }
-    }
-
-    /// The values of `s` (a logic error past [`MAX_DIM`]: callers check the number of
-    /// dimensions first).
-    pub(crate) fn from_slice(s: &[T]) -> Dims<T> {
-        let mut d = Dims::new();
-        d.v[..s.len()].copy_from_slice(s);
-        d.len = s.len();
-        d
     }
 
     /// Add a value (a logic error past [`MAX_DIM`]).
@@ -86,11 +77,11 @@ mod tests {
 
     #[test]
     fn reads_as_the_slice_it_holds() {
-        let mut d = Dims::from_slice(&[3i64, 4]);
+        let mut d: Dims<i64> = [3, 4].into_iter().collect();
         d.push(5);
         assert_eq!(&*d, &[3, 4, 5]);
         assert_eq!(d, [3, 4, 5].into_iter().collect::<Dims<i64>>());
-        assert_ne!(d, Dims::from_slice(&[3, 4]));
+        assert_ne!(d, [3, 4].into_iter().collect());
         d[0] = 9;
         assert_eq!(format!("{d:?}"), "[9, 4, 5]");
         assert!(Dims::<i32>::new().is_empty());

@@ -395,15 +395,15 @@ impl Iterator for SliceChunks<'_> {
         let mut start = Vec::with_capacity(n);
         let mut stop = Vec::with_capacity(n);
         for (i, &c) in coords.iter().enumerate() {
-            let o = c * g.chunkshape[i] as i64;
-            let e = (o + g.chunkshape[i] as i64).min(g.shape[i]);
+            let o = c * g.chunkshape_()[i] as i64;
+            let e = (o + g.chunkshape_()[i] as i64).min(g.shape_()[i]);
             origin.push(o);
             end.push(e);
             start.push(self.start[i].max(o));
             stop.push(self.stop[i].min(e));
         }
         Some(ChunkSlice {
-            nchunk: ravel(&coords, &g.chunk_grid_strides),
+            nchunk: ravel(&coords, g.chunk_grid_strides_()),
             coords,
             origin,
             end,
@@ -446,13 +446,13 @@ impl Iterator for SliceBlocks<'_> {
         let mut start = Vec::with_capacity(n);
         let mut stop = Vec::with_capacity(n);
         for (i, &b) in coords.iter().enumerate() {
-            let o = c.origin[i] + b * g.blockshape[i] as i64;
+            let o = c.origin[i] + b * g.blockshape_()[i] as i64;
             origin.push(o);
             start.push(c.start[i].max(o));
-            stop.push(c.stop[i].min(o + g.blockshape[i] as i64));
+            stop.push(c.stop[i].min(o + g.blockshape_()[i] as i64));
         }
         Some(BlockSlice {
-            nblock: ravel(&coords, &g.block_grid_strides),
+            nblock: ravel(&coords, g.block_grid_strides_()),
             origin,
             start,
             stop,
@@ -475,16 +475,13 @@ impl Iterator for SliceBlocks<'_> {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Geometry {
-    // inline (no allocation): a geometry is made for each B2ND call of the C API
-    shape: Dims<i64>,
-    chunkshape: Dims<i32>,
-    blockshape: Dims<i32>,
-    extshape: Dims<i64>,
-    extchunkshape: Dims<i64>,
-    chunks_grid: Dims<i64>,
-    blocks_grid: Dims<i64>,
-    chunk_grid_strides: Dims<i64>,
-    block_grid_strides: Dims<i64>,
+    ndim: usize,
+    /// `ndim` values each of: shape, extshape, extchunkshape, chunks grid, blocks grid, chunk
+    /// grid strides, block grid strides (one allocation: a geometry is made for each B2ND call
+    /// of the C API).
+    dims: Box<[i64]>,
+    /// `ndim` values each of: chunkshape, blockshape.
+    shapes32: Box<[i32]>,
     nitems: i64,
     extnitems: i64,
     chunknitems: i32,
@@ -493,6 +490,37 @@ pub struct Geometry {
 }
 
 impl Geometry {
+    fn part(&self, k: usize) -> &[i64] {
+        &self.dims[k * self.ndim..(k + 1) * self.ndim]
+    }
+    fn shape_(&self) -> &[i64] {
+        self.part(0)
+    }
+    fn extshape_(&self) -> &[i64] {
+        self.part(1)
+    }
+    fn extchunkshape_(&self) -> &[i64] {
+        self.part(2)
+    }
+    fn chunks_grid_(&self) -> &[i64] {
+        self.part(3)
+    }
+    fn blocks_grid_(&self) -> &[i64] {
+        self.part(4)
+    }
+    fn chunk_grid_strides_(&self) -> &[i64] {
+        self.part(5)
+    }
+    fn block_grid_strides_(&self) -> &[i64] {
+        self.part(6)
+    }
+    fn chunkshape_(&self) -> &[i32] {
+        &self.shapes32[..self.ndim]
+    }
+    fn blockshape_(&self) -> &[i32] {
+        &self.shapes32[self.ndim..2 * self.ndim]
+    }
+
     /// Validate the shapes as C-Blosc2 does when it creates or opens an array, and derive the
     /// geometry. Errors ([`Error::InvalidParam`]):
     /// * the checks of [`check_dims`] (ndim ≤ [`MAX_DIM`], equal lengths, no negative sizes, no
@@ -583,16 +611,21 @@ impl Geometry {
         };
         let chunks_grid = grid(&extshape, chunkshape);
         let blocks_grid = grid(&extchunkshape, blockshape);
+        let chunk_grid_strides = c_strides_of(ndim, |i| chunks_grid[i]);
+        let block_grid_strides = c_strides_of(ndim, |i| blocks_grid[i]);
+        let parts: [&[i64]; 7] = [
+            shape,
+            &extshape,
+            &extchunkshape,
+            &chunks_grid,
+            &blocks_grid,
+            &chunk_grid_strides,
+            &block_grid_strides,
+        ];
         Ok(Geometry {
-            shape: Dims::from_slice(shape),
-            chunkshape: Dims::from_slice(chunkshape),
-            blockshape: Dims::from_slice(blockshape),
-            chunk_grid_strides: c_strides_of(ndim, |i| chunks_grid[i]),
-            block_grid_strides: c_strides_of(ndim, |i| blocks_grid[i]),
-            extshape,
-            extchunkshape,
-            chunks_grid,
-            blocks_grid,
+            ndim,
+            dims: parts.concat().into_boxed_slice(),
+            shapes32: [chunkshape, blockshape].concat().into_boxed_slice(),
             nitems,
             extnitems,
             chunknitems,
@@ -614,7 +647,7 @@ impl Geometry {
     /// assert_eq!(Geometry::new(&[], &[], &[]).unwrap().ndim(), 0);
     /// ```
     pub fn ndim(&self) -> usize {
-        self.shape.len()
+        self.shape_().len()
     }
 
     /// Shape of the array.
@@ -629,7 +662,7 @@ impl Geometry {
     /// assert_eq!(g.shape(), [10, 7]);
     /// ```
     pub fn shape(&self) -> &[i64] {
-        &self.shape
+        self.shape_()
     }
 
     /// Shape of the chunks.
@@ -644,7 +677,7 @@ impl Geometry {
     /// assert_eq!(g.chunkshape(), [4, 4]);
     /// ```
     pub fn chunkshape(&self) -> &[i32] {
-        &self.chunkshape
+        self.chunkshape_()
     }
 
     /// Shape of the blocks.
@@ -659,7 +692,7 @@ impl Geometry {
     /// assert_eq!(g.blockshape(), [2, 3]);
     /// ```
     pub fn blockshape(&self) -> &[i32] {
-        &self.blockshape
+        self.blockshape_()
     }
 
     /// Shape of the array padded to whole chunks: `ceil(shape / chunkshape) * chunkshape`
@@ -675,7 +708,7 @@ impl Geometry {
     /// assert_eq!(g.extshape(), [12, 8]);
     /// ```
     pub fn extshape(&self) -> &[i64] {
-        &self.extshape
+        self.extshape_()
     }
 
     /// Shape of a chunk padded to whole blocks: `ceil(chunkshape / blockshape) * blockshape`
@@ -692,7 +725,7 @@ impl Geometry {
     /// assert_eq!(g.extchunkshape(), [4, 6]);
     /// ```
     pub fn extchunkshape(&self) -> &[i64] {
-        &self.extchunkshape
+        self.extchunkshape_()
     }
 
     /// Number of chunks along each dimension (`extshape / chunkshape`).
@@ -707,7 +740,7 @@ impl Geometry {
     /// assert_eq!(g.chunks_grid(), [3, 2]);
     /// ```
     pub fn chunks_grid(&self) -> &[i64] {
-        &self.chunks_grid
+        self.chunks_grid_()
     }
 
     /// Number of blocks along each dimension of a chunk (`extchunkshape / blockshape`).
@@ -722,7 +755,7 @@ impl Geometry {
     /// assert_eq!(g.blocks_grid(), [2, 2]);
     /// ```
     pub fn blocks_grid(&self) -> &[i64] {
-        &self.blocks_grid
+        self.blocks_grid_()
     }
 
     /// Number of items of the array (1 for a scalar).
@@ -817,7 +850,7 @@ impl Geometry {
         if self.nitems == 0 {
             0
         } else {
-            self.chunks_grid.iter().product()
+            self.chunks_grid_().iter().product()
         }
     }
 
@@ -833,7 +866,7 @@ impl Geometry {
     /// assert_eq!(g.nblocks(), 4);
     /// ```
     pub fn nblocks(&self) -> i64 {
-        self.blocks_grid.iter().product()
+        self.blocks_grid_().iter().product()
     }
 
     /// Bytes of every chunk (`extchunknitems * itemsize`, the super-chunk's `chunksize`).
@@ -878,7 +911,7 @@ impl Geometry {
     /// assert_eq!(g.block_nbytes(4), Ok(24));
     /// ```
     pub fn block_nbytes(&self, itemsize: i32) -> Result<i32> {
-        block_nbytes(&self.blockshape, itemsize)
+        block_nbytes(self.blockshape_(), itemsize)
     }
 
     /// C-order item strides of the array.
@@ -893,7 +926,7 @@ impl Geometry {
     /// assert_eq!(g.item_array_strides(), [7, 1]);
     /// ```
     pub fn item_array_strides(&self) -> Vec<i64> {
-        c_strides(&self.shape)
+        c_strides(self.shape_())
     }
 
     /// C-order item strides of a chunk without padding (`chunkshape`).
@@ -908,7 +941,7 @@ impl Geometry {
     /// assert_eq!(g.item_chunk_strides(), [4, 1]);
     /// ```
     pub fn item_chunk_strides(&self) -> Vec<i64> {
-        c_strides(&widen(&self.chunkshape))
+        c_strides(&widen(self.chunkshape_()))
     }
 
     /// C-order item strides of a padded chunk (`extchunkshape`).
@@ -923,7 +956,7 @@ impl Geometry {
     /// assert_eq!(g.item_extchunk_strides(), [6, 1]);
     /// ```
     pub fn item_extchunk_strides(&self) -> Vec<i64> {
-        c_strides(&self.extchunkshape)
+        c_strides(self.extchunkshape_())
     }
 
     /// C-order item strides of a block (`blockshape`).
@@ -938,7 +971,7 @@ impl Geometry {
     /// assert_eq!(g.item_block_strides(), [3, 1]);
     /// ```
     pub fn item_block_strides(&self) -> Vec<i64> {
-        c_strides(&widen(&self.blockshape))
+        c_strides(&widen(self.blockshape_()))
     }
 
     /// C-order strides of the block grid of a chunk (block number of block coordinates).
@@ -953,7 +986,7 @@ impl Geometry {
     /// assert_eq!(g.block_chunk_strides(), [2, 1]);
     /// ```
     pub fn block_chunk_strides(&self) -> &[i64] {
-        &self.block_grid_strides
+        self.block_grid_strides_()
     }
 
     /// C-order strides of the chunk grid (chunk number of chunk coordinates).
@@ -972,7 +1005,7 @@ impl Geometry {
     /// assert_eq!(g.chunk_array_strides(), [2, 1]);
     /// ```
     pub fn chunk_array_strides(&self) -> &[i64] {
-        &self.chunk_grid_strides
+        self.chunk_grid_strides_()
     }
 
     /// Chunk number of chunk-grid coordinates.
@@ -988,7 +1021,7 @@ impl Geometry {
     /// assert_eq!(g.nchunk_of(&[2, 0]), 4);
     /// ```
     pub fn nchunk_of(&self, chunk_coords: &[i64]) -> i64 {
-        ravel(chunk_coords, &self.chunk_grid_strides)
+        ravel(chunk_coords, self.chunk_grid_strides_())
     }
 
     /// Chunk-grid coordinates of a chunk number.
@@ -1003,7 +1036,7 @@ impl Geometry {
     /// assert_eq!(g.chunk_coords(5), [2, 1]);
     /// ```
     pub fn chunk_coords(&self, nchunk: i64) -> Vec<i64> {
-        unravel(nchunk, &self.chunks_grid)
+        unravel(nchunk, self.chunks_grid_())
     }
 
     /// Where the element at array coordinates `index` lives. Errors: [`Error::InvalidIndex`]
@@ -1028,7 +1061,7 @@ impl Geometry {
         if index.len() != self.ndim()
             || index
                 .iter()
-                .zip(&self.shape)
+                .zip(self.shape_())
                 .any(|(&g, &s)| g < 0 || g >= s)
         {
             crate::trace_error!("Coordinate out of bounds");
@@ -1037,17 +1070,17 @@ impl Geometry {
         let n = self.ndim();
         let (mut c, mut b, mut e) = (vec![0; n], vec![0; n], vec![0; n]);
         for i in 0..n {
-            let cs = self.chunkshape[i] as i64;
-            let bs = self.blockshape[i] as i64;
+            let cs = self.chunkshape_()[i] as i64;
+            let bs = self.blockshape_()[i] as i64;
             c[i] = index[i] / cs;
             let r = index[i] % cs;
             b[i] = r / bs;
             e[i] = r % bs;
         }
-        let nblock = ravel(&b, &self.block_grid_strides);
+        let nblock = ravel(&b, self.block_grid_strides_());
         let item = ravel(&e, &self.item_block_strides());
         Ok(Location {
-            nchunk: ravel(&c, &self.chunk_grid_strides),
+            nchunk: ravel(&c, self.chunk_grid_strides_()),
             nblock,
             item,
             chunk_item: nblock * self.blocknitems as i64 + item,
@@ -1077,12 +1110,12 @@ impl Geometry {
             return Err(Error::InvalidParam);
         }
         for i in 0..self.ndim() {
-            if start[i] < 0 || start[i] > stop[i] || stop[i] > self.shape[i] {
+            if start[i] < 0 || start[i] > stop[i] || stop[i] > self.shape_()[i] {
                 crate::trace_error!(
                     "slice [{}, {}) is out of the array's dimension {i} (size {})",
                     start[i],
                     stop[i],
-                    self.shape[i]
+                    self.shape_()[i]
                 );
                 return Err(Error::InvalidParam);
             }
@@ -1149,7 +1182,7 @@ impl Geometry {
                 lo.push(0);
                 hi.push(0);
             } else {
-                let cs = self.chunkshape[i] as i64; // > 0 since shape[i] >= stop[i] > 0
+                let cs = self.chunkshape_()[i] as i64; // > 0 since shape[i] >= stop[i] > 0
                 lo.push(start[i] / cs);
                 hi.push(ceil_div(stop[i], cs));
             }
@@ -1199,7 +1232,7 @@ impl Geometry {
         let mut lo = Vec::with_capacity(n);
         let mut hi = Vec::with_capacity(n);
         for i in 0..n {
-            let bs = self.blockshape[i] as i64;
+            let bs = self.blockshape_()[i] as i64;
             if chunk.start[i] >= chunk.stop[i] || bs == 0 {
                 lo.push(0);
                 hi.push(0);
@@ -1246,7 +1279,7 @@ impl Geometry {
         let n = self.ndim();
         let (mut lo, mut hi) = ([0i64; MAX_DIM], [0i64; MAX_DIM]);
         for i in 0..n {
-            let bs = self.blockshape[i] as i64;
+            let bs = self.blockshape_()[i] as i64;
             if chunk.start[i] >= chunk.stop[i] || bs == 0 {
                 return Ok(());
             }
@@ -1258,13 +1291,13 @@ impl Geometry {
             let (mut inb, mut shape, mut start) =
                 ([0i64; MAX_DIM], [0i64; MAX_DIM], [0i64; MAX_DIM]);
             for i in 0..n {
-                let bs = self.blockshape[i] as i64;
+                let bs = self.blockshape_()[i] as i64;
                 let o = chunk.origin[i] + cur[i] * bs;
                 start[i] = chunk.start[i].max(o);
                 shape[i] = chunk.stop[i].min(o + bs) - start[i];
                 inb[i] = start[i] - o;
             }
-            let nblock = ravel(&cur[..n], &self.block_grid_strides);
+            let nblock = ravel(&cur[..n], self.block_grid_strides_());
             f(nblock, &inb[..n], &shape[..n], &start[..n])?;
             // the next block, C order
             let mut i = n;
@@ -1326,7 +1359,7 @@ impl Geometry {
         let mut covered = vec![false; self.nblocks().max(0) as usize];
         for b in self.slice_blocks(chunk) {
             let whole = (0..self.ndim()).all(|i| {
-                b.start[i] == b.origin[i] && b.stop[i] == b.origin[i] + self.blockshape[i] as i64
+                b.start[i] == b.origin[i] && b.stop[i] == b.origin[i] + self.blockshape_()[i] as i64
             });
             if let Some(m) = covered.get_mut(b.nblock as usize) {
                 *m = whole;

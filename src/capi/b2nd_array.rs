@@ -11,7 +11,6 @@ use super::guard;
 use super::schunk::{handle, SchunkHandle};
 use super::types::*;
 use crate::b2nd::array::{concatenate, concatenate_into, Array, Fill};
-use crate::b2nd::geometry::c_strides_of;
 use crate::b2nd::{Geometry, Meta, MAX_DIM, METALAYER_NAME};
 use crate::frame::{Frame, Location, StdIo};
 use crate::schunk::Schunk;
@@ -78,30 +77,29 @@ fn set_fields(a: &mut b2nd_array_t, g: &Geometry, h: &SchunkHandle) {
     a.extnitems = g.extnitems();
     a.blocknitems = g.blocknitems();
     a.extchunknitems = g.extchunknitems();
-    // computed inline: no allocation per call
-    let strides = [
-        c_strides_of(n, |i| shape[i]),
-        c_strides_of(n, |i| chunk[i] as i64),
-        c_strides_of(n, |i| g.extchunkshape()[i]),
-        c_strides_of(n, |i| block[i] as i64),
-        c_strides_of(n, |i| g.blocks_grid()[i]),
-        c_strides_of(n, |i| g.chunks_grid()[i]),
-    ];
-    let fields: [&mut [i64; MAX_DIM]; 6] = [
-        &mut a.item_array_strides,
-        &mut a.item_chunk_strides,
-        &mut a.item_extchunk_strides,
-        &mut a.item_block_strides,
-        &mut a.block_chunk_strides,
-        &mut a.chunk_array_strides,
-    ];
-    for (f, s) in fields.into_iter().zip(strides) {
-        for i in 0..max {
-            // Like C-Blosc2, the strides in front of an empty dimension are 0.
-            let empty_after = shape.get(i + 1..).is_some_and(|r| r.contains(&0));
-            f[i] = if i < n && !empty_after { s[i] } else { 0 };
-        }
+    // Like C-Blosc2, the strides in front of an empty dimension are 0.
+    let mut kept = [false; MAX_DIM];
+    let mut empty_after = false;
+    for i in (0..n).rev() {
+        kept[i] = !empty_after;
+        empty_after |= shape[i] == 0;
     }
+    // C-order strides of `dim(0..n)` written straight into the C arrays
+    let put = |f: &mut [i64; MAX_DIM], dim: &dyn Fn(usize) -> i64| {
+        f.fill(0);
+        let mut acc = 1i64;
+        for i in (0..n).rev() {
+            f[i] = if kept[i] { acc } else { 0 };
+            acc = acc.wrapping_mul(dim(i));
+        }
+    };
+    let (ext, bgrid, cgrid) = (g.extchunkshape(), g.blocks_grid(), g.chunks_grid());
+    put(&mut a.item_array_strides, &|i| shape[i]);
+    put(&mut a.item_chunk_strides, &|i| chunk[i] as i64);
+    put(&mut a.item_extchunk_strides, &|i| ext[i]);
+    put(&mut a.item_block_strides, &|i| block[i] as i64);
+    put(&mut a.block_chunk_strides, &|i| bgrid[i]);
+    put(&mut a.chunk_array_strides, &|i| cgrid[i]);
     a.last_tick = h.core.change_tick();
 }
 

@@ -401,8 +401,8 @@ impl SchunkHandle {
         for i in from..n {
             let p = self
                 .core
-                .stored_chunk(i)
-                .map_or(ptr::null_mut(), |b| b.as_ptr() as *mut u8);
+                .stored_chunk_addr(i)
+                .map_or(ptr::null_mut(), |b| b as *mut u8);
             // SAFETY: `i < n <= data_cap`.
             unsafe { *self.c.data.add(i) = p };
         }

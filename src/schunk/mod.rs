@@ -186,9 +186,22 @@ struct Stored {
     buf: Box<dyn ChunkBytes>,
     nbytes: i32,
     cbytes: i32,
+    /// Where `buf`'s bytes start (read without a call through `buf`: the C layer mirrors the
+    /// addresses of all chunks after each change).
+    addr: usize,
 }
 
 impl Stored {
+    fn new(buf: Box<dyn ChunkBytes>, nbytes: i32, cbytes: i32) -> Stored {
+        let addr = buf.bytes().as_ptr() as usize;
+        Stored {
+            buf,
+            nbytes,
+            cbytes,
+            addr,
+        }
+    }
+
     fn bytes(&self) -> &[u8] {
         &self.buf.bytes()[..self.cbytes as usize]
     }
@@ -1296,6 +1309,26 @@ impl Schunk {
         }
     }
 
+    /// The address of [`stored_chunk`](Self::stored_chunk)`(n)`, read without touching the
+    /// chunk (for a mirror of the addresses of all chunks).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// let mut sc = Schunk::new(CParams::default(), DParams::default());
+    /// sc.append_buffer(&[1u8; 100]).unwrap();
+    /// assert_eq!(sc.stored_chunk_addr(0), sc.stored_chunk(0).map(|c| c.as_ptr()));
+    /// assert_eq!(sc.stored_chunk_addr(1), None);
+    /// ```
+    pub fn stored_chunk_addr(&self, n: usize) -> Option<*const u8> {
+        match &self.store {
+            Store::Memory(v) => v.get(n).map(|c| c.addr as *const u8),
+            Store::Frame(_) => None,
+        }
+    }
+
     fn index(&self, n: i64) -> Result<usize> {
         if n < 0 || n >= self.nchunks() {
             crate::trace_error!(
@@ -1433,11 +1466,7 @@ impl Schunk {
             drop(chunk.into_stored());
             return Ok(self.nchunks());
         }
-        let stored = Stored {
-            buf: chunk.into_stored(),
-            nbytes: h.nbytes,
-            cbytes: h.cbytes,
-        };
+        let stored = Stored::new(chunk.into_stored(), h.nbytes, h.cbytes);
         let others = if matches!(op, Op::Update(_)) {
             n - 1
         } else {

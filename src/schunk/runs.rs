@@ -70,11 +70,7 @@ impl Schunk {
         let at = n as usize + 1;
         v.splice(
             at..at,
-            (0..more).map(|_| Stored {
-                buf: Box::new(shared.clone()),
-                nbytes: h.nbytes,
-                cbytes: h.cbytes,
-            }),
+            (0..more).map(|_| Stored::new(Box::new(shared.clone()), h.nbytes, h.cbytes)),
         );
         self.nbytes += h.nbytes as i64 * more as i64;
         self.cbytes += h.cbytes as i64 * more as i64;

@@ -44,6 +44,7 @@ impl Schunk {
         let own = std::mem::replace(&mut stored.buf, Box::new(Vec::new()));
         let a: Arc<dyn ChunkBytes> = Arc::from(own);
         stored.buf = Box::new(a.clone());
+        stored.addr = stored.buf.bytes().as_ptr() as usize;
         Ok(a)
     }
 }

@@ -12,7 +12,7 @@ use super::schunk::{handle, SchunkHandle};
 use super::types::*;
 use crate::b2nd::array::{concatenate, concatenate_into, Array, Fill};
 use crate::b2nd::{Geometry, Meta, MAX_DIM, METALAYER_NAME};
-use crate::frame::{Frame, Location, StdIo};
+use crate::frame::{Frame, Location, LockMode, StdIo};
 use crate::schunk::Schunk;
 use crate::Error;
 use core::ffi::{c_char, c_int, c_void, CStr};
@@ -48,6 +48,24 @@ fn c_meta(a: &b2nd_array_t) -> R<Meta> {
         m.dtype = Some(unsafe { CStr::from_ptr(a.dtype) }.to_bytes().to_vec());
     }
     Ok(m)
+}
+
+/// The description of a C array: its own fields, or the super-chunk's "b2nd" metalayer when
+/// the metalayers changed since the array's last call (another handle or process resized the
+/// array on disk) and the metalayer describes the same chunking (a view's shapes are its own).
+fn current_meta(a: &b2nd_array_t, h: &mut SchunkHandle) -> R<Meta> {
+    let mine = c_meta(a)?;
+    if a.last_tick == h.core.change_tick() || h.core.frame().is_none() {
+        return Ok(mine);
+    }
+    let stored = match Array::open(&mut h.core) {
+        Ok(arr) => arr.meta(),
+        Err(_) => return Ok(mine),
+    };
+    let same = stored.ndim() == mine.ndim()
+        && stored.chunkshape == mine.chunkshape
+        && stored.blockshape == mine.blockshape;
+    Ok(if same { stored } else { mine })
 }
 
 /// Write every public field (but `sc`) of a C array from a geometry; the dtype is replaced
@@ -150,20 +168,60 @@ unsafe fn with_array<T>(
     a: *const b2nd_array_t,
     f: impl FnOnce(&mut Array<&mut Schunk>) -> R<T>,
 ) -> R<T> {
+    // SAFETY: forwarded.
+    unsafe { with_array_locked(a, LockMode::Shared, f) }
+}
+
+/// [`with_array`] for a change of the array: one unit under the exclusive frame lock (when
+/// locking is on), so that a reader holding the lock never sees it half done.
+///
+/// # Safety
+/// As [`with_array`].
+unsafe fn with_array_mut<T>(
+    a: *const b2nd_array_t,
+    f: impl FnOnce(&mut Array<&mut Schunk>) -> R<T>,
+) -> R<T> {
+    // SAFETY: forwarded.
+    unsafe { with_array_locked(a, LockMode::Exclusive, f) }
+}
+
+/// [`with_array`] holding the frame lock in `mode` for the whole call.
+///
+/// # Safety
+/// As [`with_array`].
+unsafe fn with_array_locked<T>(
+    a: *const b2nd_array_t,
+    mode: LockMode,
+    f: impl FnOnce(&mut Array<&mut Schunk>) -> R<T>,
+) -> R<T> {
     // SAFETY: NULL or live (caller); only its fields are read and rewritten in place.
     let a = unsafe { (a as *mut b2nd_array_t).as_mut() }.ok_or_else(null)?;
-    let meta = c_meta(a)?;
     // SAFETY: the array's super-chunk is NULL or live.
     let h = unsafe { handle(a.sc) }.ok_or_else(null)?;
-    let mut arr = Array::attach(&meta, &mut h.core)?;
-    arr.set_scratch(std::mem::take(&mut h.array_scratch));
-    let r = f(&mut arr);
-    h.array_scratch = arr.take_scratch();
-    let g = arr.geometry().clone();
-    let mirrors = h.rebuild_mirrors();
-    set_fields(a, &g, h);
+    // As C-Blosc2: another handle or process may have changed the array on disk (taking
+    // the lock re-reads it then)
+    if h.core.lock(mode)? {
+        if let Err(e) = h.rebuild_mirrors() {
+            let _ = h.core.unlock();
+            return Err(e);
+        }
+    }
+    let r: R<T> = (|| {
+        let meta = current_meta(a, h)?;
+        let mut arr = Array::attach(&meta, &mut h.core)?;
+        arr.set_scratch(std::mem::take(&mut h.array_scratch));
+        let r = f(&mut arr);
+        h.array_scratch = arr.take_scratch();
+        let g = arr.geometry().clone();
+        let mirrors = h.rebuild_mirrors();
+        set_fields(a, &g, h);
+        let v = r?;
+        mirrors?;
+        Ok(v)
+    })();
+    let u = h.core.unlock();
     let v = r?;
-    mirrors?;
+    u?;
     Ok(v)
 }
 
@@ -876,7 +934,7 @@ pub unsafe extern "C" fn b2nd_set_slice_cbuffer(
             // SAFETY: readable for buffersize bytes (caller).
             let b = unsafe { super::slice(buffer, buffersize as usize) }.ok_or_else(null)?;
             // SAFETY: forwarded.
-            unsafe { with_array(array, |a| a.set_slice_cbuffer(b, &bs, &s, &e)) }
+            unsafe { with_array_mut(array, |a| a.set_slice_cbuffer(b, &bs, &s, &e)) }
         })();
         code(r)
     })
@@ -1031,7 +1089,7 @@ pub unsafe extern "C" fn b2nd_set_orthogonal_selection(
             // SAFETY: readable for buffersize bytes (caller).
             let b = unsafe { super::slice(buffer, buffersize as usize) }.ok_or_else(null)?;
             // SAFETY: forwarded.
-            unsafe { with_array(array, |a| a.set_orthogonal_selection(&sel, b, &bs)) }
+            unsafe { with_array_mut(array, |a| a.set_orthogonal_selection(&sel, b, &bs)) }
         })();
         code(r)
     })
@@ -1064,7 +1122,7 @@ pub unsafe extern "C" fn b2nd_resize(
                 Some(unsafe { coords(start, n)? })
             };
             // SAFETY: forwarded.
-            unsafe { with_array(array, |a| a.resize(&ns, st.as_deref())) }
+            unsafe { with_array_mut(array, |a| a.resize(&ns, st.as_deref())) }
         })();
         code(r)
     })
@@ -1092,7 +1150,7 @@ pub unsafe extern "C" fn b2nd_insert(
             // SAFETY: readable (caller).
             let b = unsafe { super::slice(buffer, buffersize as usize) }.ok_or_else(null)?;
             // SAFETY: forwarded.
-            unsafe { with_array(array, |a| a.insert(b, axis as usize, insert_start)) }
+            unsafe { with_array_mut(array, |a| a.insert(b, axis as usize, insert_start)) }
         })();
         code(r)
     })
@@ -1119,7 +1177,7 @@ pub unsafe extern "C" fn b2nd_append(
             // SAFETY: readable (caller).
             let b = unsafe { super::slice(buffer, buffersize as usize) }.ok_or_else(null)?;
             // SAFETY: forwarded.
-            unsafe { with_array(array, |a| a.append(b, axis as usize)) }
+            unsafe { with_array_mut(array, |a| a.append(b, axis as usize)) }
         })();
         code(r)
     })
@@ -1144,7 +1202,7 @@ pub unsafe extern "C" fn b2nd_delete(
                 return Err(Error::InvalidParam);
             }
             // SAFETY: forwarded.
-            unsafe { with_array(array, |a| a.delete(axis as usize, delete_start, delete_len)) }
+            unsafe { with_array_mut(array, |a| a.delete(axis as usize, delete_start, delete_len)) }
         })();
         code(r)
     })
@@ -1385,7 +1443,7 @@ pub unsafe extern "C" fn b2nd_concatenate(
                 let mut b = Array::from_cframe(unsafe { with_array(src2, |a| a.to_cframe())? })?;
                 if !copy {
                     // SAFETY: forwarded.
-                    unsafe { with_array(src1, |a| concatenate_into(a, &mut b, ax))? };
+                    unsafe { with_array_mut(src1, |a| concatenate_into(a, &mut b, ax))? };
                     return Ok(src1 as *mut b2nd_array_t);
                 }
                 // SAFETY: forwarded.
@@ -1403,7 +1461,7 @@ pub unsafe extern "C" fn b2nd_concatenate(
             if !copy {
                 // SAFETY: forwarded; distinct arrays.
                 unsafe {
-                    with_array(src1, |a| with_array(src2, |b| concatenate_into(a, b, ax)))?;
+                    with_array_mut(src1, |a| with_array(src2, |b| concatenate_into(a, b, ax)))?;
                 }
                 return Ok(src1 as *mut b2nd_array_t);
             }
@@ -1480,6 +1538,7 @@ pub unsafe extern "C" fn b2nd_refresh(array: *mut b2nd_array_t) -> c_int {
             let cur = c_meta(a)?;
             // SAFETY: the array's super-chunk is live.
             let h = unsafe { handle(a.sc) }.ok_or_else(null)?;
+            h.fresh()?;
             let stored = Array::open(&mut h.core)?.meta();
             if stored.ndim() != cur.ndim()
                 || stored.chunkshape != cur.chunkshape

@@ -589,7 +589,12 @@ pub unsafe extern "C" fn blosc2_remove_urlpath(path: *const c_char) -> c_int {
             // SAFETY: forwarded caller guarantees.
             Ok(m) if m.is_dir() => unsafe { blosc2_remove_dir(path) },
             Ok(_) => match std::fs::remove_file(&p) {
-                Ok(()) => 0,
+                Ok(()) => {
+                    // as C-Blosc2: the lock sidecar of a contiguous frame goes with it (a
+                    // sparse frame's lies inside its directory)
+                    let _ = std::fs::remove_file(crate::frame::lock::sidecar_path(&p, false));
+                    0
+                }
                 Err(_) => {
                     crate::trace_error!("Could not remove {}", p.display());
                     Error::FileRemove.code()

@@ -158,6 +158,8 @@ struct Parsed {
     offsets: Offsets,
     off_len: u64,
     trailer_len: u64,
+    /// The header as read.
+    header: Vec<u8>,
 }
 
 fn invalid(msg: &str) -> Error {
@@ -260,6 +262,7 @@ fn parse(b: &mut Bytes<'_>, sparse: bool, exact: bool) -> Result<Parsed> {
         offsets,
         off_len,
         trailer_len,
+        header: hbuf,
     })
 }
 
@@ -288,6 +291,8 @@ pub(super) fn load(mut storage: Storage) -> Result<Frame> {
         lock: None,
         seen_generation: 0,
         pending: Vec::new(),
+        disk_header: if exact { Vec::new() } else { p.header },
+        soft_depth: 0,
     })
 }
 
@@ -363,7 +368,29 @@ impl Frame {
         self.off_len = off_len;
         self.trailer_len = trailer.len() as u64;
         self.frame_len = frame_len;
+        if !matches!(self.storage, Storage::Memory(_)) {
+            self.disk_header = header;
+        }
         Ok(())
+    }
+
+    /// Whether the header stored on disk differs from the one this frame last read or wrote:
+    /// another handle or process changed the frame (every change rewrites the header: its
+    /// lengths, counters or metalayers), or replaced the file. A header that cannot be read
+    /// counts as a change (the reload then reports the error). Always `false` in memory.
+    pub(super) fn disk_changed(&mut self) -> Result<bool> {
+        if matches!(self.storage, Storage::Memory(_)) || self.disk_header.is_empty() {
+            return Ok(false);
+        }
+        let n = self.disk_header.len();
+        let mut now = vec![0u8; n];
+        let read = open_bytes(&mut self.storage, OpenMode::Read).and_then(|mut b| {
+            if b.available()? < n as u64 {
+                return Err(Error::ReadBuffer);
+            }
+            b.read_at(0, &mut now)
+        });
+        Ok(read.is_err() || now != self.disk_header)
     }
 
     /// Replace the index file of a sparse frame at once (written aside, then renamed over the

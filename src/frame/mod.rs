@@ -361,6 +361,12 @@ pub struct Frame {
     /// offsets chunk and trailer): written by `write_tail` after the new header, so that a
     /// process killed during an append leaves the previous frame intact.
     pending: Vec<(u64, Vec<u8>)>,
+    /// The header bytes as on disk (File and Dir storage; empty in memory): what
+    /// [`Frame::revalidate`] compares to notice another handle's change.
+    disk_header: Vec<u8>,
+    /// Nesting of [`Frame::lock`] without locking (only the outermost call looks at the
+    /// header on disk).
+    soft_depth: u32,
 }
 
 impl std::fmt::Debug for Frame {
@@ -432,6 +438,8 @@ impl Frame {
             lock: None,
             seen_generation: 0,
             pending: Vec::new(),
+            disk_header: Vec::new(),
+            soft_depth: 0,
         }
     }
 
@@ -1193,9 +1201,10 @@ impl Frame {
         self.lock.is_some()
     }
 
-    /// Take the frame lock in `mode` (re-entrant; a no-op without locking). When the lock
-    /// is really taken and another handle changed the frame since this one last looked,
-    /// the frame is read again; returns whether that happened.
+    /// Take the frame lock in `mode` (re-entrant; without locking no lock is taken). When
+    /// the lock is really taken and another handle changed the frame since this one last
+    /// looked (the sidecar generation; without locking, the header on disk: see
+    /// [`Frame::revalidate`]), the frame is read again; returns whether that happened.
     ///
     /// # Examples
     ///
@@ -1218,7 +1227,16 @@ impl Frame {
     /// ```
     pub fn lock(&mut self, mode: LockMode) -> Result<bool> {
         let Some(l) = self.lock.as_mut() else {
-            return Ok(false);
+            // Without locking, the header on disk tells whether another handle changed the
+            // frame since this one last saw it: looked at when the outermost "lock" is
+            // taken (the operations nested inside see the state it found).
+            let changed = if self.soft_depth == 0 {
+                self.revalidate()?
+            } else {
+                false
+            };
+            self.soft_depth += 1;
+            return Ok(changed);
         };
         let Some(found) = l.acquire(mode)? else {
             return Ok(false);
@@ -1277,7 +1295,10 @@ impl Frame {
     pub fn unlock(&mut self) -> Result<()> {
         match self.lock.as_mut() {
             Some(l) => l.release(),
-            None => Ok(()),
+            None => {
+                self.soft_depth = self.soft_depth.saturating_sub(1);
+                Ok(())
+            }
         }
     }
 
@@ -1331,6 +1352,41 @@ impl Frame {
         Ok(self.state_key() != before)
     }
 
+    /// Re-read the frame if another handle or process changed it since this handle last
+    /// read or wrote it; returns whether it did. With locking, the sidecar generation tells
+    /// (as [`Frame::sync`]); without, the header on disk is compared with the one this handle
+    /// knows (one read of the header, a few hundred bytes: every change of a frame rewrites
+    /// it). What C-Blosc2's data-access functions do before they read or write.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-rv-{}.b2frame", std::process::id()));
+    /// use std::sync::Arc;
+    /// use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    ///
+    /// let loc = Location::File { path: path.clone(), offset: 0 };
+    /// let mut a = Frame::create(loc.clone(), &FrameParams::default(), Arc::new(StdIo)).unwrap();
+    /// let mut b = Frame::open(loc, Arc::new(StdIo)).unwrap();
+    /// assert!(!a.revalidate().unwrap());
+    /// b.add_metalayer("m", b"v").unwrap();
+    /// assert!(a.revalidate().unwrap());
+    /// assert_eq!(a.metalayers().len(), 1);
+    /// assert!(!a.revalidate().unwrap());
+    /// drop((a, b));
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
+    pub fn revalidate(&mut self) -> Result<bool> {
+        if self.lock.is_some() {
+            return self.sync();
+        }
+        if !self.disk_changed()? {
+            return Ok(false);
+        }
+        self.reload()?;
+        Ok(true)
+    }
+
     /// What [`Frame::sync`] compares: counters, metalayers and the offsets.
     fn state_key(&self) -> (i64, i64, i64, u64, Vec<Metalayer>, Vec<Metalayer>) {
         (
@@ -1347,9 +1403,11 @@ impl Frame {
     fn reload(&mut self) -> Result<()> {
         let lock = self.lock.take();
         let seen = self.seen_generation;
+        let depth = self.soft_depth;
         let r = self.reload_storage();
         self.lock = lock;
         self.seen_generation = seen;
+        self.soft_depth = depth;
         r
     }
 

@@ -339,6 +339,7 @@ c_programs!(
     test_prefilter,
     test_schunk,
     test_special,
+    test_swmr,
     test_threads,
     test_threads_cb,
     test_vlblocks,

@@ -20,6 +20,8 @@
  *     slabs;
  *   - a forked writer rewriting a whole array while a reader reads it under
  *     the lock: the reader never sees a set_slice half applied;
+ *   - a sparse chunk file truncated after a handle read the index: the stale
+ *     handle's error is the one a fresh handle gives;
  *   - blosc2_remove_urlpath removing the lock sidecar of a contiguous frame.
  *
  * Reference bug compiled out (B2RS_REFERENCE_BUG_SFRAME_SPECIAL_UPDATE): a
@@ -405,6 +407,38 @@ static void check_whole_writes(bool contiguous) {
 static void test_whole_writes_contiguous(void) { check_whole_writes(true); }
 static void test_whole_writes_sparse(void) { check_whole_writes(false); }
 
+/* A chunk file of a sparse frame truncated behind the library's back after a
+   handle read the index: the stale handle gives a clean error, the one a fresh
+   handle gives (the reference: -3 on the stale handle, -5 on a fresh one). */
+static void test_damaged_chunk_file(void) {
+  const char *f = tmp_path("damaged.dir");
+  make_frame(f, false, 1, 3);
+  blosc2_schunk *r = blosc2_schunk_open(f);
+  CHECK(r != NULL);
+  if (!r) return;
+  CHECK_EQ(first(r, 1), 11000);
+  char chunk[300];
+  snprintf(chunk, sizeof chunk, "%s/00000001.chunk", f);
+  CHECK_EQ(truncate(chunk, 20), 0);
+  int32_t stale = first(r, 1);
+  CHECK_LT(stale, 0);
+  blosc2_schunk *fresh = blosc2_schunk_open(f);
+  CHECK(fresh != NULL);
+  if (fresh) {
+    int32_t again = first(fresh, 1);
+    CHECK_LT(again, 0);
+#ifndef B2RS_REFERENCE
+    CHECK_EQ(stale, again);
+#endif
+    CHECK_EQ(first(fresh, 2), 12000);
+    blosc2_schunk_free(fresh);
+  }
+  /* the other chunks still read */
+  CHECK_EQ(first(r, 0), 10000);
+  blosc2_schunk_free(r);
+  blosc2_remove_urlpath(f);
+}
+
 static void test_remove_sidecar(void) {
   const char *f = tmp_path("sidecar.b2frame");
   char lock[300];
@@ -437,6 +471,7 @@ int main(void) {
   RUN(test_locked_writers_sparse);
   RUN(test_whole_writes_contiguous);
   RUN(test_whole_writes_sparse);
+  RUN(test_damaged_chunk_file);
   RUN(test_remove_sidecar);
   blosc2_destroy();
   return TEST_SUMMARY();

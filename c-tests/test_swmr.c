@@ -24,10 +24,13 @@
  *     handle's error is the one a fresh handle gives;
  *   - blosc2_remove_urlpath removing the lock sidecar of a contiguous frame.
  *
- * Reference bug compiled out (B2RS_REFERENCE_BUG_SFRAME_SPECIAL_UPDATE): a
+ * Reference bugs compiled out: B2RS_REFERENCE_BUG_SFRAME_SPECIAL_UPDATE, a
  * sparse frame whose chunk was replaced by a special zero chunk through
  * blosc2_schunk_update_chunk cannot read that chunk back (-15), from any
- * handle; b2rs reads zeros.
+ * handle (b2rs reads zeros); B2RS_REFERENCE_BUG_SFRAME_TRUNCATED_CHUNK, a
+ * truncated chunk file of a sparse frame makes the reference read past its
+ * buffer (valgrind: invalid read in blosc2_decompress_ctx) and give -3 on a
+ * stale handle, -5 on a fresh one.
  */
 #include "b2rs_test.h"
 
@@ -37,6 +40,7 @@
 
 #ifdef B2RS_REFERENCE
 #define B2RS_REFERENCE_BUG_SFRAME_SPECIAL_UPDATE 1
+#define B2RS_REFERENCE_BUG_SFRAME_TRUNCATED_CHUNK 1
 #endif
 
 #define N 1000
@@ -409,8 +413,9 @@ static void test_whole_writes_sparse(void) { check_whole_writes(false); }
 
 /* A chunk file of a sparse frame truncated behind the library's back after a
    handle read the index: the stale handle gives a clean error, the one a fresh
-   handle gives (the reference: -3 on the stale handle, -5 on a fresh one). */
+   handle gives. */
 static void test_damaged_chunk_file(void) {
+#ifndef B2RS_REFERENCE_BUG_SFRAME_TRUNCATED_CHUNK
   const char *f = tmp_path("damaged.dir");
   make_frame(f, false, 1, 3);
   blosc2_schunk *r = blosc2_schunk_open(f);
@@ -437,6 +442,7 @@ static void test_damaged_chunk_file(void) {
   CHECK_EQ(first(r, 0), 10000);
   blosc2_schunk_free(r);
   blosc2_remove_urlpath(f);
+#endif
 }
 
 static void test_remove_sidecar(void) {

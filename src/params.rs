@@ -217,6 +217,9 @@ pub struct CParams {
     pub nchunk: i64,
     /// Opaque handle of the owner (e.g. the super-chunk) handed back to plugins.
     pub owner: usize,
+    /// Opaque parameters for the codec, handed to codec plugins as they are (C-Blosc2's
+    /// `cparams.codec_params`; 0 for none).
+    pub codec_params: usize,
     /// Instrumented-codec mode (development feature of C-Blosc2; refused).
     pub instr_codec: bool,
     /// Typesize of the super-chunk the chunk belongs to (bytedelta with meta 0 uses it as its
@@ -246,6 +249,7 @@ impl Default for CParams {
             prefilter: None,
             nchunk: -1,
             owner: 0,
+            codec_params: 0,
             instr_codec: false,
             schunk_typesize: None,
             b2nd: None,

@@ -339,6 +339,100 @@ pub const GLOBAL_START: u8 = 32;
 pub const MAX_USER: usize = 16;
 
 static CODECS: RwLock<Vec<Codec>> = RwLock::new(Vec::new());
+
+/// Loads a codec plugin known by name (C-Blosc2 3.3 loads codec plugins when first used): the
+/// C layer installs one that finds and loads the plugin's shared library. `None`: not found.
+pub type PluginLoader = fn(id: u8, name: &str) -> Option<Arc<dyn CodecImpl>>;
+
+static LOADER: std::sync::OnceLock<PluginLoader> = std::sync::OnceLock::new();
+
+/// The codec plugins C-Blosc2 3.3 knows by name before any is installed.
+const KNOWN_PLUGINS: [(u8, &str); 5] = [
+    (36, "openhtj2k"),
+    (37, "grok"),
+    (38, "openzl"),
+    (39, "j2k"),
+    (40, "htj2k"),
+];
+
+/// Codecs known by name only, to load when first used (`KNOWN_PLUGINS` and user codecs
+/// registered without functions), and whether their loading was tried already.
+static LAZY: std::sync::Mutex<Vec<(u8, String, bool)>> = std::sync::Mutex::new(Vec::new());
+
+/// Install the loader of codec plugins known by name (the first one installed stays).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::registry;
+///
+/// // a loader that finds nothing: codec 39 (j2k) stays unavailable
+/// registry::set_plugin_loader(|_, _| None);
+/// assert!(registry::codec(39).is_none());
+/// ```
+pub fn set_plugin_loader(loader: PluginLoader) {
+    let _ = LOADER.set(loader);
+}
+
+/// Make `name` the codec `id` to load when first used (a user codec registered without
+/// functions, as C-Blosc2 allows).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::registry;
+///
+/// registry::register_lazy_codec(222, "mycodec");
+/// // nothing loads it here (no loader finds it)
+/// registry::set_plugin_loader(|_, _| None);
+/// assert!(registry::codec(222).is_none());
+/// ```
+pub fn register_lazy_codec(id: u8, name: &str) {
+    let mut lazy = LAZY.lock().unwrap_or_else(|e| e.into_inner());
+    lazy.retain(|(i, _, _)| *i != id);
+    lazy.push((id, name.to_string(), false));
+}
+
+/// Load codec `id` when it is known by name only; once per process (a second thread waits
+/// for the first one's load).
+fn load_lazy(id: u8) -> Option<Codec> {
+    let loader = LOADER.get()?;
+    let mut lazy = LAZY.lock().unwrap_or_else(|e| e.into_inner());
+    // loaded by another thread meanwhile
+    if let Some(c) = CODECS
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .find(|c| c.id == id)
+    {
+        return Some(c.clone());
+    }
+    let name = match lazy.iter_mut().find(|(i, _, _)| *i == id) {
+        Some((_, _, true)) => return None,
+        Some((_, name, tried)) => {
+            *tried = true;
+            name.clone()
+        }
+        None => {
+            let (_, name) = KNOWN_PLUGINS.iter().find(|(i, _)| *i == id)?;
+            lazy.push((id, name.to_string(), true));
+            name.to_string()
+        }
+    };
+    let imp = loader(id, &name)?;
+    let codec = Codec {
+        id,
+        name,
+        complib: id,
+        version: 1,
+        imp,
+    };
+    CODECS
+        .write()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(codec.clone());
+    Some(codec)
+}
 static FILTERS: RwLock<Vec<Filter>> = RwLock::new(Vec::new());
 
 /// Register a user codec. Ids below 160 are refused (those are Blosc's: `CodecParam`, as in
@@ -499,12 +593,13 @@ pub fn register_filter(filter: Filter) -> Result<()> {
 /// assert_eq!(registry::codec(203).unwrap().id, 203);
 /// ```
 pub fn codec(id: u8) -> Option<Codec> {
-    CODECS
+    let found = CODECS
         .read()
         .unwrap_or_else(|e| e.into_inner())
         .iter()
         .find(|c| c.id == id)
-        .cloned()
+        .cloned();
+    found.or_else(|| load_lazy(id))
 }
 
 /// The registered filter with this id.

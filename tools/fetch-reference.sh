@@ -83,6 +83,23 @@ else
     fi
 fi
 
+# 3b. the codec and tuner plugins of C-Blosc2 from PyPI (tests/plugins_runtime.rs; without them
+#     those tests are skipped with a message, except on CI where they fail). --no-deps: they
+#     ask for blosc2, installed above at the reference's version.
+PLUGIN_WHEELS="blosc2-openzl==0.0.1 blosc2-j2k==0.4.0 blosc2-htj2k==0.4.2 blosc2-btune==1.2.1"
+plugins_check='import blosc2_openzl, blosc2_j2k, blosc2_htj2k, blosc2_btune'
+if "$PY" -c "$plugins_check" 2>/dev/null; then
+    say "python plugin wheels already installed"
+else
+    say "pip install --no-deps $PLUGIN_WHEELS"
+    # shellcheck disable=SC2086
+    if "$PY" -m pip install --quiet --no-deps $PLUGIN_WHEELS && "$PY" -c "$plugins_check"; then
+        say "plugin wheels installed"
+    else
+        say "WARNING: could not install the plugin wheels; tests/plugins_runtime.rs will be skipped (it fails on CI)"
+    fi
+fi
+
 # 4. cmake
 if command -v cmake >/dev/null 2>&1 && cmake --version >/dev/null 2>&1; then
     say "cmake present ($(cmake --version | head -n 1))"

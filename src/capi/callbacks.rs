@@ -32,6 +32,7 @@ pub(crate) fn cparams_to_c(p: &CParams) -> blosc2_cparams {
         schunk: p.owner as *mut c_void,
         filters: p.filters,
         filters_meta: p.filters_meta,
+        codec_params: p.codec_params as *mut c_void,
         ..BLOSC2_CPARAMS_DEFAULTS
     }
 }
@@ -62,6 +63,7 @@ pub(crate) fn cparams_from_c(c: &blosc2_cparams) -> CParams {
         prefilter: None,
         nchunk: -1,
         owner: c.schunk as usize,
+        codec_params: c.codec_params as usize,
         instr_codec: c.instr_codec != 0,
         schunk_typesize: schunk_typesize(c.schunk),
         b2nd: None,
@@ -187,6 +189,10 @@ impl CodecImpl for CCodec {
             .dparams
             .map(dparams_to_c)
             .unwrap_or(BLOSC2_DPARAMS_DEFAULTS);
+        // as C-Blosc2, the decoder sees the typesize of the chunk it decodes
+        if let Some(&ts) = info.chunk.get(3) {
+            dp.typesize = ts as i32;
+        }
         // SAFETY: buffers are valid for the stated lengths; `dp` lives for the call.
         unsafe {
             dec(

@@ -194,6 +194,7 @@ pub(crate) fn new_dctx(dparams: &blosc2_dparams) -> Box<blosc2_context_s> {
 /// must stay valid while the context is used.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context {
+    super::plugin_loader::install();
     guard(core::ptr::null_mut(), || {
         if cparams_refused(&cparams) {
             return core::ptr::null_mut();
@@ -208,6 +209,7 @@ pub unsafe extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blo
 /// Pointers inside `dparams` (postfilter params) must stay valid while the context is used.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_context {
+    super::plugin_loader::install();
     guard(core::ptr::null_mut(), || Box::into_raw(new_dctx(&dparams)))
 }
 

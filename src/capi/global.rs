@@ -16,7 +16,9 @@ pub(crate) static NTHREADS: AtomicI16 = AtomicI16::new(1);
 /// Initialise the library. Nothing to do in b2rs: its state is ready from the start. (As in
 /// C-Blosc2, `BLOSC_NTHREADS` is not read here but by the compression and decompression calls.)
 #[no_mangle]
-pub extern "C" fn blosc2_init() {}
+pub extern "C" fn blosc2_init() {
+    guard((), super::plugin_loader::install)
+}
 
 /// Release global resources; the library can be initialised again afterwards.
 #[no_mangle]

@@ -18,6 +18,7 @@ pub mod frame;
 pub mod global;
 pub mod io;
 pub mod meta;
+pub mod plugin_loader;
 pub mod plugins;
 pub mod schunk;
 pub mod stdio;

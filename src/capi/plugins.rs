@@ -53,16 +53,23 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
             return Error::NullPointer.code();
         };
         let cname = std::ffi::CString::new(name.clone()).unwrap_or_default();
-        let r = registry::register_codec(registry::Codec {
-            id: c.compcode,
-            name,
-            complib: c.complib,
-            version: c.version,
-            imp: Arc::new(CCodec {
-                encoder: c.encoder,
-                decoder: c.decoder,
-            }),
-        });
+        let r = if c.encoder.is_none() && c.decoder.is_none() {
+            // as C-Blosc2: a codec registered by name only is a plugin, loaded when first used
+            super::plugin_loader::install();
+            registry::register_lazy_codec(c.compcode, &name);
+            Ok(())
+        } else {
+            registry::register_codec(registry::Codec {
+                id: c.compcode,
+                name,
+                complib: c.complib,
+                version: c.version,
+                imp: Arc::new(CCodec {
+                    encoder: c.encoder,
+                    decoder: c.decoder,
+                }),
+            })
+        };
         match r {
             Ok(()) => {
                 // kept for the life of the process (only when registered: a refused

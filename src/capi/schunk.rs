@@ -562,6 +562,7 @@ fn new_c_storage(
 
 /// A boxed handle with a zeroed C struct, built in place (the C struct is 65840 bytes).
 fn new_handle() -> Box<SchunkHandle> {
+    super::plugin_loader::install();
     let mut b = Box::<SchunkHandle>::new_uninit();
     let p = b.as_mut_ptr();
     // SAFETY: every field is initialised before `assume_init`: the C struct with zero bytes

@@ -359,6 +359,75 @@ const KNOWN_PLUGINS: [(u8, &str); 5] = [
 /// registered without functions), and whether their loading was tried already.
 static LAZY: std::sync::Mutex<Vec<(u8, String, bool)>> = std::sync::Mutex::new(Vec::new());
 
+/// Loads a filter plugin known by name only (a user filter registered without functions);
+/// installed by the C layer.
+pub type FilterLoader = fn(id: u8, name: &str) -> Option<Arc<dyn FilterImpl>>;
+
+static FILTER_LOADER: std::sync::OnceLock<FilterLoader> = std::sync::OnceLock::new();
+
+/// Filters known by name only, to load when first used, and whether that was tried.
+static LAZY_FILTERS: std::sync::Mutex<Vec<(u8, String, bool)>> = std::sync::Mutex::new(Vec::new());
+
+/// Install the loader of filter plugins known by name (the first one installed stays).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::registry;
+///
+/// registry::set_filter_loader(|_, _| None);
+/// registry::register_lazy_filter(233, "myfilter");
+/// // no loader finds it
+/// assert!(registry::filter(233).is_none());
+/// ```
+pub fn set_filter_loader(loader: FilterLoader) {
+    let _ = FILTER_LOADER.set(loader);
+}
+
+/// Make `name` the filter `id` to load when first used (a user filter registered without
+/// functions, as C-Blosc2 allows).
+///
+/// # Examples
+///
+/// See [`set_filter_loader`].
+pub fn register_lazy_filter(id: u8, name: &str) {
+    let mut lazy = LAZY_FILTERS.lock().unwrap_or_else(|e| e.into_inner());
+    lazy.retain(|(i, _, _)| *i != id);
+    lazy.push((id, name.to_string(), false));
+}
+
+/// Load filter `id` when it is known by name only; once per process.
+fn load_lazy_filter(id: u8) -> Option<Filter> {
+    let loader = FILTER_LOADER.get()?;
+    let mut lazy = LAZY_FILTERS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(f) = FILTERS
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .find(|f| f.id == id)
+    {
+        return Some(f.clone());
+    }
+    let (_, name, tried) = lazy.iter_mut().find(|(i, _, _)| *i == id)?;
+    if *tried {
+        return None;
+    }
+    *tried = true;
+    let name = name.clone();
+    let imp = loader(id, &name)?;
+    let filter = Filter {
+        id,
+        name,
+        version: 1,
+        imp,
+    };
+    FILTERS
+        .write()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(filter.clone());
+    Some(filter)
+}
+
 /// Install the loader of codec plugins known by name (the first one installed stays).
 ///
 /// # Examples
@@ -634,12 +703,13 @@ pub fn codec(id: u8) -> Option<Codec> {
 /// assert_eq!(registry::filter(173).unwrap().name, "p1");
 /// ```
 pub fn filter(id: u8) -> Option<Filter> {
-    FILTERS
+    let found = FILTERS
         .read()
         .unwrap_or_else(|e| e.into_inner())
         .iter()
         .find(|f| f.id == id)
-        .cloned()
+        .cloned();
+    found.or_else(|| load_lazy_filter(id))
 }
 
 /// The name of a registered codec.

@@ -22,9 +22,43 @@ struct CodecInfo {
     decoder: *const c_char,
 }
 
-/// Install the loader in the registry (idempotent; called by the constructors of the C API).
+/// The `info` symbol of a filter plugin.
+#[repr(C)]
+struct FilterInfo {
+    forward: *const c_char,
+    backward: *const c_char,
+}
+
+/// Install the loaders in the registry (idempotent; called by the constructors of the C API).
 pub(crate) fn install() {
     crate::registry::set_plugin_loader(load_codec);
+    crate::registry::set_filter_loader(load_filter);
+}
+
+/// Load the filter plugin `name` (the registry's [`crate::registry::FilterLoader`]).
+fn load_filter(id: u8, name: &str) -> Option<Arc<dyn crate::registry::FilterImpl>> {
+    let h = load_lib(name)?;
+    let info = symbol(h, c"info".as_ptr()) as *const FilterInfo;
+    if info.is_null() {
+        crate::trace_error!("The plugin {} has no `info` symbol", name);
+        return None;
+    }
+    // SAFETY: a filter plugin's `info` symbol is its `filter_info` struct (two C strings).
+    let info = unsafe { &*info };
+    let (fw, bw) = (symbol(h, info.forward), symbol(h, info.backward));
+    if fw.is_null() || bw.is_null() {
+        crate::trace_error!("The plugin {} (filter {}) misses a function", name, id);
+        return None;
+    }
+    // SAFETY: the symbols the plugin names are functions with the signatures of
+    // `blosc2_filter`'s callbacks (C-Blosc2's plugin contract).
+    let (forward, backward) = unsafe {
+        (
+            core::mem::transmute::<*mut c_void, blosc2_filter_forward_cb>(fw),
+            core::mem::transmute::<*mut c_void, blosc2_filter_backward_cb>(bw),
+        )
+    };
+    Some(Arc::new(super::callbacks::CFilter { forward, backward }))
 }
 
 /// A plugin name is letters, digits and underscores (it becomes part of a file name and of a

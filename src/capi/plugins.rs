@@ -98,6 +98,19 @@ pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c
             return Error::NullPointer.code();
         };
         let name = name_of(f.name).unwrap_or_default();
+        if f.forward.is_none() && f.backward.is_none() && !name.is_empty() {
+            if f.id < registry::USER_START {
+                crate::trace_error!(
+                    "The id must be greater or equal to {}",
+                    registry::USER_START
+                );
+                return Error::Failure.code();
+            }
+            // as C-Blosc2: a filter registered by name only is a plugin, loaded when first used
+            super::plugin_loader::install();
+            registry::register_lazy_filter(f.id, &name);
+            return 0;
+        }
         let r = registry::register_filter(registry::Filter {
             id: f.id,
             name,

@@ -342,6 +342,16 @@ static CODECS: RwLock<Vec<Codec>> = RwLock::new(Vec::new());
 
 /// Loads a codec plugin known by name (C-Blosc2 3.3 loads codec plugins when first used): the
 /// C layer installs one that finds and loads the plugin's shared library. `None`: not found.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::registry::PluginLoader;
+///
+/// // a loader that never finds anything
+/// let none: PluginLoader = |_id, _name| None;
+/// assert!(none(39, "j2k").is_none());
+/// ```
 pub type PluginLoader = fn(id: u8, name: &str) -> Option<Arc<dyn CodecImpl>>;
 
 static LOADER: std::sync::OnceLock<PluginLoader> = std::sync::OnceLock::new();
@@ -361,6 +371,15 @@ static LAZY: std::sync::Mutex<Vec<(u8, String, bool)>> = std::sync::Mutex::new(V
 
 /// Loads a filter plugin known by name only (a user filter registered without functions);
 /// installed by the C layer.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::registry::FilterLoader;
+///
+/// let none: FilterLoader = |_id, _name| None;
+/// assert!(none(200, "myfilter").is_none());
+/// ```
 pub type FilterLoader = fn(id: u8, name: &str) -> Option<Arc<dyn FilterImpl>>;
 
 static FILTER_LOADER: std::sync::OnceLock<FilterLoader> = std::sync::OnceLock::new();
@@ -389,7 +408,13 @@ pub fn set_filter_loader(loader: FilterLoader) {
 ///
 /// # Examples
 ///
-/// See [`set_filter_loader`].
+/// ```
+/// use b2rs::registry;
+///
+/// registry::register_lazy_filter(234, "otherfilter");
+/// registry::set_filter_loader(|_, _| None);
+/// assert!(registry::filter(234).is_none());
+/// ```
 pub fn register_lazy_filter(id: u8, name: &str) {
     let mut lazy = LAZY_FILTERS.lock().unwrap_or_else(|e| e.into_inner());
     lazy.retain(|(i, _, _)| *i != id);

@@ -213,3 +213,60 @@ fn own_codec_and_filter_found_through_python() {
         "the plugin's forward and backward ran"
     );
 }
+
+/// The other lookup: `libblosc2_<name>.so` on the dynamic loader's path (`LD_LIBRARY_PATH`,
+/// read at process start: checked in a child process of this test binary), with no Python
+/// package of that name anywhere.
+#[test]
+fn own_codec_found_on_the_loader_path() {
+    if let Some(dir) = std::env::var_os("B2RS_PLUGIN_CHILD") {
+        let name = CString::new("b2rsloaderpath").unwrap();
+        // SAFETY: the C API used as a C program does.
+        unsafe {
+            blosc2_init();
+            let mut codec = blosc2_codec {
+                compcode: 211,
+                compname: name.as_ptr() as *mut _,
+                complib: 211,
+                version: 1,
+                encoder: None,
+                decoder: None,
+            };
+            assert_eq!(blosc2_register_codec(&mut codec), 0);
+        }
+        let src: Vec<u8> = (0..20000u32).map(|i| ((i / 2) % 251) as u8).collect();
+        let mut cp = BLOSC2_CPARAMS_DEFAULTS;
+        cp.compcode = 211;
+        cp.typesize = 1;
+        cp.filters = [0; 6];
+        cp.splitmode = 2;
+        let chunk = roundtrip(cp, &src);
+        let so = Path::new(&dir).join("libblosc2_b2rsloaderpath.so");
+        assert!(calls(&so) >= 2, "the plugin ran");
+        assert!(chunk.len() < src.len() / 2 + 200);
+        println!("child ok");
+        return;
+    }
+    let s = Scratch::new("plugins-own", "loaderpath");
+    build_plugin(&s.dir, "b2rsloaderpath", CODEC_C);
+    // no Python package for it: only the loader's path can find it
+    std::fs::remove_dir_all(s.dir.join("py")).unwrap();
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "own_codec_found_on_the_loader_path",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("B2RS_PLUGIN_CHILD", &s.dir)
+        .env("LD_LIBRARY_PATH", &s.dir)
+        .env_remove("PYTHONPATH")
+        .output()
+        .expect("run the child");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("child ok"),
+        "child failed:\n{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

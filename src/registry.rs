@@ -367,7 +367,7 @@ const KNOWN_PLUGINS: [(u8, &str); 5] = [
 
 /// Codecs known by name only, to load when first used (`KNOWN_PLUGINS` and user codecs
 /// registered without functions), and whether their loading was tried already.
-static LAZY: std::sync::Mutex<Vec<(u8, String, bool)>> = std::sync::Mutex::new(Vec::new());
+static LAZY: LazyNames = std::sync::Mutex::new(Vec::new());
 
 /// Loads a filter plugin known by name only (a user filter registered without functions);
 /// installed by the C layer.
@@ -385,7 +385,7 @@ pub type FilterLoader = fn(id: u8, name: &str) -> Option<Arc<dyn FilterImpl>>;
 static FILTER_LOADER: std::sync::OnceLock<FilterLoader> = std::sync::OnceLock::new();
 
 /// Filters known by name only, to load when first used, and whether that was tried.
-static LAZY_FILTERS: std::sync::Mutex<Vec<(u8, String, bool)>> = std::sync::Mutex::new(Vec::new());
+static LAZY_FILTERS: LazyNames = std::sync::Mutex::new(Vec::new());
 
 /// Install the loader of filter plugins known by name (the first one installed stays).
 ///
@@ -416,9 +416,34 @@ pub fn set_filter_loader(loader: FilterLoader) {
 /// assert!(registry::filter(234).is_none());
 /// ```
 pub fn register_lazy_filter(id: u8, name: &str) {
-    let mut lazy = LAZY_FILTERS.lock().unwrap_or_else(|e| e.into_inner());
+    remember(&LAZY_FILTERS, id, name);
+}
+
+/// Plugins known by name only: (id, name, whether loading was tried).
+type LazyNames = std::sync::Mutex<Vec<(u8, String, bool)>>;
+
+/// Note `name` as plugin `id`, not tried yet.
+fn remember(lazy: &LazyNames, id: u8, name: &str) {
+    let mut lazy = lazy.lock().unwrap_or_else(|e| e.into_inner());
     lazy.retain(|(i, _, _)| *i != id);
     lazy.push((id, name.to_string(), false));
+}
+
+/// The name to load plugin `id` under, once per process: `None` when it is known neither in
+/// `lazy` nor in `known`, or was tried already.
+fn name_to_try(lazy: &mut Vec<(u8, String, bool)>, id: u8, known: &[(u8, &str)]) -> Option<String> {
+    match lazy.iter_mut().find(|(i, _, _)| *i == id) {
+        Some((_, _, true)) => None,
+        Some((_, name, tried)) => {
+            *tried = true;
+            Some(name.clone())
+        }
+        None => {
+            let (_, name) = known.iter().find(|(i, _)| *i == id)?;
+            lazy.push((id, name.to_string(), true));
+            Some(name.to_string())
+        }
+    }
 }
 
 /// Load filter `id` when it is known by name only; once per process.
@@ -433,12 +458,7 @@ fn load_lazy_filter(id: u8) -> Option<Filter> {
     {
         return Some(f.clone());
     }
-    let (_, name, tried) = lazy.iter_mut().find(|(i, _, _)| *i == id)?;
-    if *tried {
-        return None;
-    }
-    *tried = true;
-    let name = name.clone();
+    let name = name_to_try(&mut lazy, id, &[])?;
     let imp = loader(id, &name)?;
     let filter = Filter {
         id,
@@ -482,9 +502,7 @@ pub fn set_plugin_loader(loader: PluginLoader) {
 /// assert!(registry::codec(222).is_none());
 /// ```
 pub fn register_lazy_codec(id: u8, name: &str) {
-    let mut lazy = LAZY.lock().unwrap_or_else(|e| e.into_inner());
-    lazy.retain(|(i, _, _)| *i != id);
-    lazy.push((id, name.to_string(), false));
+    remember(&LAZY, id, name);
 }
 
 /// Load codec `id` when it is known by name only; once per process (a second thread waits
@@ -501,18 +519,7 @@ fn load_lazy(id: u8) -> Option<Codec> {
     {
         return Some(c.clone());
     }
-    let name = match lazy.iter_mut().find(|(i, _, _)| *i == id) {
-        Some((_, _, true)) => return None,
-        Some((_, name, tried)) => {
-            *tried = true;
-            name.clone()
-        }
-        None => {
-            let (_, name) = KNOWN_PLUGINS.iter().find(|(i, _)| *i == id)?;
-            lazy.push((id, name.to_string(), true));
-            name.to_string()
-        }
-    };
+    let name = name_to_try(&mut lazy, id, &KNOWN_PLUGINS)?;
     let imp = loader(id, &name)?;
     let codec = Codec {
         id,

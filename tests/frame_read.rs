@@ -845,11 +845,7 @@ fn mmap_backend_writes_frames() {
 // ---------------------------------------------------------------------------------------------
 
 fn python_blosc2() -> bool {
-    Command::new("python3")
-        .args(["-c", "import blosc2, numpy"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
+    common::python_imports("blosc2, numpy")
 }
 
 fn run_python(script: &str, args: &[&Path]) {

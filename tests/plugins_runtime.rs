@@ -26,12 +26,7 @@ use std::path::Path;
 use std::process::Command;
 
 fn have_plugin(test: &str, module: &str) -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", &format!("import blosc2, numpy, {module}")])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if ok {
+    if common::python_imports(&format!("blosc2, numpy, {module}")) {
         return true;
     }
     assert!(

@@ -29,11 +29,7 @@ fn script() -> PathBuf {
 }
 
 fn python_blosc2() -> bool {
-    Command::new("python3")
-        .args(["-c", "import blosc2, numpy"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
+    common::python_imports("blosc2, numpy")
 }
 
 fn run_python(mode: &str, dir: &Path) {

@@ -4,7 +4,7 @@
 //!
 //! - Python appends to, updates and adds a vlmetalayer to a frame a b2rs handle has open and
 //!   has read: the b2rs handle's next reads (which re-validate the frame) see the new chunks,
-//!   the replaced chunk and the counters; `Schunk::revalidate` reports the change once.
+//!   the replaced chunk and the counters; `Schunk::sync` reports the change once.
 //! - b2rs appends to and updates a frame a Python process has open and has read: Python's
 //!   next reads see them.
 
@@ -22,11 +22,7 @@ use std::sync::Arc;
 const N: usize = 1000;
 
 fn python_blosc2() -> bool {
-    Command::new("python3")
-        .args(["-c", "import blosc2, numpy"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
+    common::python_imports("blosc2, numpy")
 }
 
 /// Skip (locally) or fail (in CI) without Python blosc2.
@@ -117,7 +113,7 @@ fn check_python_writes(sparse: bool) {
     assert_eq!(first(&mut reader, 4), 51000);
     assert_eq!(reader.nbytes(), 5 * N as i64 * 4);
     assert!(reader.vlmetalayers().iter().any(|m| m.name == "note"));
-    assert!(!reader.revalidate().unwrap());
+    assert!(!reader.sync().unwrap());
     // an explicit re-validation after another change
     let more = Command::new("python3")
         .args([
@@ -130,7 +126,7 @@ fn check_python_writes(sparse: bool) {
         .expect("python3");
     assert!(more.status.success());
     assert_eq!(reader.nchunks(), 5);
-    assert!(reader.revalidate().unwrap());
+    assert!(reader.sync().unwrap());
     assert_eq!(reader.nchunks(), 6);
     assert_eq!(first(&mut reader, 5), 7);
 }

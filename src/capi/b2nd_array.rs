@@ -1538,7 +1538,7 @@ pub unsafe extern "C" fn b2nd_refresh(array: *mut b2nd_array_t) -> c_int {
             let cur = c_meta(a)?;
             // SAFETY: the array's super-chunk is live.
             let h = unsafe { handle(a.sc) }.ok_or_else(null)?;
-            h.fresh()?;
+            h.resync()?;
             let stored = Array::open(&mut h.core)?.meta();
             if stored.ndim() != cur.ndim()
                 || stored.chunkshape != cur.chunkshape

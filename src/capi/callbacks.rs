@@ -152,10 +152,13 @@ pub(crate) fn postfilter(
     })
 }
 
-/// A user codec registered from C.
+/// A user codec registered from C, or a codec plugin loaded at run time (`plugin`: the calls
+/// then get a view of the super-chunk with its current "b2nd" metalayer, see
+/// [`super::plugin_loader::with_schunk_view`]).
 pub(crate) struct CCodec {
     pub encoder: blosc2_codec_encoder_cb,
     pub decoder: blosc2_codec_decoder_cb,
+    pub plugin: bool,
 }
 
 impl CodecImpl for CCodec {
@@ -167,17 +170,32 @@ impl CodecImpl for CCodec {
             .cparams
             .map(cparams_to_c)
             .unwrap_or(BLOSC2_CPARAMS_DEFAULTS);
-        // SAFETY: buffers are valid for the stated lengths; `cp` lives for the call.
-        unsafe {
-            enc(
-                src.as_ptr(),
-                src.len() as i32,
-                dst.as_mut_ptr(),
-                dst.len() as i32,
-                info.meta,
-                &mut cp,
-                info.chunk.as_ptr() as *const c_void,
-            )
+        let mut call = |schunk: Option<*mut c_void>| {
+            if let Some(sc) = schunk {
+                cp.schunk = sc;
+            }
+            // SAFETY: buffers are valid for the stated lengths; `cp` (and the view it may
+            // point to) lives for the call.
+            unsafe {
+                enc(
+                    src.as_ptr(),
+                    src.len() as i32,
+                    dst.as_mut_ptr(),
+                    dst.len() as i32,
+                    info.meta,
+                    &mut cp,
+                    info.chunk.as_ptr() as *const c_void,
+                )
+            }
+        };
+        match info.cparams.filter(|_| self.plugin) {
+            Some(p) => super::plugin_loader::with_schunk_view(
+                p.owner,
+                p.schunk_typesize.unwrap_or(p.typesize),
+                p.b2nd.as_deref(),
+                call,
+            ),
+            None => call(None),
         }
     }
 
@@ -193,17 +211,33 @@ impl CodecImpl for CCodec {
         if let Some(&ts) = info.chunk.get(3) {
             dp.typesize = ts as i32;
         }
-        // SAFETY: buffers are valid for the stated lengths; `dp` lives for the call.
-        unsafe {
-            dec(
-                src.as_ptr(),
-                src.len() as i32,
-                dst.as_mut_ptr(),
-                dst.len() as i32,
-                info.meta,
-                &mut dp,
-                info.chunk.as_ptr() as *const c_void,
-            )
+        let typesize = dp.typesize;
+        let mut call = |schunk: Option<*mut c_void>| {
+            if let Some(sc) = schunk {
+                dp.schunk = sc;
+            }
+            // SAFETY: buffers are valid for the stated lengths; `dp` (and the view it may
+            // point to) lives for the call.
+            unsafe {
+                dec(
+                    src.as_ptr(),
+                    src.len() as i32,
+                    dst.as_mut_ptr(),
+                    dst.len() as i32,
+                    info.meta,
+                    &mut dp,
+                    info.chunk.as_ptr() as *const c_void,
+                )
+            }
+        };
+        match info.dparams.filter(|_| self.plugin) {
+            Some(p) => super::plugin_loader::with_schunk_view(
+                p.owner,
+                p.schunk_typesize.unwrap_or(typesize),
+                p.b2nd.as_deref(),
+                call,
+            ),
+            None => call(None),
         }
     }
 }

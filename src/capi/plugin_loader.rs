@@ -6,59 +6,26 @@
 //! and decoder (`{char *encoder; char *decoder;}`), which are called as user codecs are. A
 //! library once opened stays open.
 
-use super::callbacks::{cparams_to_c, dparams_to_c};
+use super::callbacks::{CCodec, CFilter};
 use super::types::*;
-use crate::codecs::StreamInfo;
-use crate::registry::CodecImpl;
-use core::ffi::{c_char, c_int, c_void, CStr};
+use crate::registry::{CodecImpl, FilterImpl};
+use core::ffi::{c_char, c_void, CStr};
 use std::ffi::CString;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 
-/// The `info` symbol of a codec plugin.
+/// The `info` symbol of a plugin: a codec's `{encoder; decoder}`, a filter's
+/// `{forward; backward}` (function names).
 #[repr(C)]
-struct CodecInfo {
-    encoder: *const c_char,
-    decoder: *const c_char,
-}
-
-/// The `info` symbol of a filter plugin.
-#[repr(C)]
-struct FilterInfo {
-    forward: *const c_char,
-    backward: *const c_char,
+struct PluginInfo {
+    first: *const c_char,
+    second: *const c_char,
 }
 
 /// Install the loaders in the registry (idempotent; called by the constructors of the C API).
 pub(crate) fn install() {
     crate::registry::set_plugin_loader(load_codec);
     crate::registry::set_filter_loader(load_filter);
-}
-
-/// Load the filter plugin `name` (the registry's [`crate::registry::FilterLoader`]).
-fn load_filter(id: u8, name: &str) -> Option<Arc<dyn crate::registry::FilterImpl>> {
-    let h = load_lib(name)?;
-    let info = symbol(h, c"info".as_ptr()) as *const FilterInfo;
-    if info.is_null() {
-        crate::trace_error!("The plugin {} has no `info` symbol", name);
-        return None;
-    }
-    // SAFETY: a filter plugin's `info` symbol is its `filter_info` struct (two C strings).
-    let info = unsafe { &*info };
-    let (fw, bw) = (symbol(h, info.forward), symbol(h, info.backward));
-    if fw.is_null() || bw.is_null() {
-        crate::trace_error!("The plugin {} (filter {}) misses a function", name, id);
-        return None;
-    }
-    // SAFETY: the symbols the plugin names are functions with the signatures of
-    // `blosc2_filter`'s callbacks (C-Blosc2's plugin contract).
-    let (forward, backward) = unsafe {
-        (
-            core::mem::transmute::<*mut c_void, blosc2_filter_forward_cb>(fw),
-            core::mem::transmute::<*mut c_void, blosc2_filter_backward_cb>(bw),
-        )
-    };
-    Some(Arc::new(super::callbacks::CFilter { forward, backward }))
 }
 
 /// A plugin name is letters, digits and underscores (it becomes part of a file name and of a
@@ -143,162 +110,116 @@ fn symbol(h: *mut c_void, name: *const c_char) -> *mut c_void {
     unsafe { libc::dlsym(h, name) }
 }
 
-/// Load the codec plugin `name` (the registry's [`crate::registry::PluginLoader`]).
-fn load_codec(id: u8, name: &str) -> Option<Arc<dyn CodecImpl>> {
+/// The functions a plugin's `info` symbol names: `{char *a; char *b;}` (encoder and decoder of
+/// a codec, forward and backward of a filter), opened from `libblosc2_<name>.so`.
+fn plugin_functions(name: &str, what: &str) -> Option<(*mut c_void, *mut c_void)> {
     let h = load_lib(name)?;
-    let info = symbol(h, c"info".as_ptr()) as *const CodecInfo;
+    let info = symbol(h, c"info".as_ptr()) as *const PluginInfo;
     if info.is_null() {
         crate::trace_error!("The plugin {} has no `info` symbol", name);
         return None;
     }
-    // SAFETY: the plugin's `info` symbol is its `codec_info` struct (two C string pointers).
+    // SAFETY: a plugin's `info` symbol is its `codec_info`/`filter_info` struct (two C strings).
     let info = unsafe { &*info };
-    let (enc, dec) = (symbol(h, info.encoder), symbol(h, info.decoder));
-    if enc.is_null() || dec.is_null() {
-        crate::trace_error!(
-            "The plugin {} (codec {}) misses its encoder or decoder",
-            name,
-            id
-        );
+    let (a, b) = (symbol(h, info.first), symbol(h, info.second));
+    if a.is_null() || b.is_null() {
+        crate::trace_error!("The {} plugin {} misses a function", what, name);
         return None;
     }
-    // SAFETY: the symbols the plugin names as its encoder and decoder are functions with the
-    // signatures of `blosc2_codec`'s callbacks (C-Blosc2's plugin contract).
+    Some((a, b))
+}
+
+/// Load the codec plugin `name` (the registry's [`crate::registry::PluginLoader`]).
+fn load_codec(_id: u8, name: &str) -> Option<Arc<dyn CodecImpl>> {
+    let (enc, dec) = plugin_functions(name, "codec")?;
+    // SAFETY: the functions a codec plugin names have the signatures of `blosc2_codec`'s
+    // callbacks (C-Blosc2's plugin contract).
     let (encoder, decoder) = unsafe {
         (
             core::mem::transmute::<*mut c_void, blosc2_codec_encoder_cb>(enc),
             core::mem::transmute::<*mut c_void, blosc2_codec_decoder_cb>(dec),
         )
     };
-    Some(Arc::new(PluginCodec { encoder, decoder }))
+    Some(Arc::new(CCodec {
+        encoder,
+        decoder,
+        plugin: true,
+    }))
 }
 
-/// A codec plugin: called as a user codec, with `cparams->schunk` / `dparams->schunk`
-/// pointing at a view of the super-chunk that plugins read (its typesize and its "b2nd"
-/// metalayer, current even in the middle of an operation that just changed it: the handle's own
-/// C struct is brought up to date after the operation).
-struct PluginCodec {
-    encoder: blosc2_codec_encoder_cb,
-    decoder: blosc2_codec_decoder_cb,
+/// Load the filter plugin `name` (the registry's [`crate::registry::FilterLoader`]).
+fn load_filter(_id: u8, name: &str) -> Option<Arc<dyn FilterImpl>> {
+    let (fw, bw) = plugin_functions(name, "filter")?;
+    // SAFETY: the functions a filter plugin names have the signatures of `blosc2_filter`'s
+    // callbacks (C-Blosc2's plugin contract).
+    let (forward, backward) = unsafe {
+        (
+            core::mem::transmute::<*mut c_void, blosc2_filter_forward_cb>(fw),
+            core::mem::transmute::<*mut c_void, blosc2_filter_backward_cb>(bw),
+        )
+    };
+    Some(Arc::new(CFilter { forward, backward }))
 }
 
-/// The C view of a super-chunk handed to a plugin call.
-struct SchunkView {
-    sc: Box<blosc2_schunk>,
-    // what `sc.metalayers[0]` points to
-    _meta: Box<blosc2_metalayer>,
-    _content: Vec<u8>,
+thread_local! {
+    /// The C super-chunk struct of [`with_schunk_view`], kept between calls (65840 bytes).
+    static VIEW: std::cell::RefCell<Option<Box<blosc2_schunk>>> =
+        const { std::cell::RefCell::new(None) };
 }
 
-impl SchunkView {
-    /// A view with the typesize and the "b2nd" metalayer of `nd` (`None`: the super-chunk's own
-    /// C struct is handed over as it is).
-    fn new(owner: usize, typesize: i32, nd: Option<&crate::b2nd::Meta>) -> Option<SchunkView> {
-        let mut content = nd?.serialize().ok()?;
-        let mut meta = Box::new(blosc2_metalayer {
-            name: c"b2nd".as_ptr() as *mut c_char,
-            content: content.as_mut_ptr(),
-            content_len: content.len() as i32,
-        });
-        let mut sc = Box::new(blosc2_schunk::ZEROED);
-        // SAFETY: a non-null owner is the `blosc2_schunk` of the super-chunk being compressed
-        // (read only: its scalar fields are copied).
-        if let Some(own) = unsafe { (owner as *const blosc2_schunk).as_ref() } {
-            sc.version = own.version;
-            sc.compcode = own.compcode;
-            sc.compcode_meta = own.compcode_meta;
-            sc.clevel = own.clevel;
-            sc.splitmode = own.splitmode;
-            sc.blocksize = own.blocksize;
-            sc.chunksize = own.chunksize;
-            sc.filters = own.filters;
-            sc.filters_meta = own.filters_meta;
-            sc.nchunks = own.nchunks;
-            sc.nbytes = own.nbytes;
-            sc.cbytes = own.cbytes;
-            sc.storage = own.storage;
+/// Run `f` with what a plugin call gets as `cparams->schunk` / `dparams->schunk`: a view of
+/// the super-chunk `owner` (its scalar fields) with `typesize` and, when the super-chunk is a
+/// B2ND array, its current "b2nd" metalayer `nd` (the handle's own C struct is brought up to
+/// date only after the operation in progress, which may just have changed it). `f` gets
+/// `None` (keep the parameters' own pointer) outside an array.
+pub(crate) fn with_schunk_view<R>(
+    owner: usize,
+    typesize: i32,
+    nd: Option<&crate::b2nd::Meta>,
+    f: impl FnOnce(Option<*mut c_void>) -> R,
+) -> R {
+    let Some(mut content) = nd.and_then(|m| m.serialize().ok()) else {
+        return f(None);
+    };
+    let mut meta = blosc2_metalayer {
+        name: c"b2nd".as_ptr() as *mut c_char,
+        content: content.as_mut_ptr(),
+        content_len: content.len() as i32,
+    };
+    // the thread's struct, or a new one when it is in use (a plugin compressing from inside)
+    let kept = VIEW.with(|v| v.try_borrow_mut().ok().and_then(|mut v| v.take()));
+    let mut sc = kept.unwrap_or_else(|| Box::new(blosc2_schunk::ZEROED));
+    // SAFETY: a non-null owner is the `blosc2_schunk` of the super-chunk being worked on (read
+    // only: its scalar fields are copied).
+    let own = unsafe { (owner as *const blosc2_schunk).as_ref() };
+    // (a promoted constant: no 65 KB struct on the stack per call)
+    let zeroed: &'static blosc2_schunk = &blosc2_schunk::ZEROED;
+    let o = own.unwrap_or(zeroed);
+    sc.version = o.version;
+    sc.compcode = o.compcode;
+    sc.compcode_meta = o.compcode_meta;
+    sc.clevel = o.clevel;
+    sc.splitmode = o.splitmode;
+    sc.blocksize = o.blocksize;
+    sc.chunksize = o.chunksize;
+    sc.filters = o.filters;
+    sc.filters_meta = o.filters_meta;
+    sc.nchunks = o.nchunks;
+    sc.nbytes = o.nbytes;
+    sc.cbytes = o.cbytes;
+    sc.storage = o.storage;
+    sc.typesize = typesize;
+    sc.nmetalayers = 1;
+    sc.metalayers[0] = &mut meta;
+    let r = f(Some(&mut *sc as *mut blosc2_schunk as *mut c_void));
+    sc.metalayers[0] = core::ptr::null_mut();
+    VIEW.with(|v| {
+        if let Ok(mut v) = v.try_borrow_mut() {
+            *v = Some(sc);
         }
-        sc.typesize = typesize;
-        sc.nmetalayers = 1;
-        sc.metalayers[0] = &mut *meta;
-        Some(SchunkView {
-            sc,
-            _meta: meta,
-            _content: content,
-        })
-    }
+    });
+    r
 }
-
-impl CodecImpl for PluginCodec {
-    fn encode(&self, src: &[u8], dst: &mut [u8], info: StreamInfo<'_>) -> i32 {
-        let Some(enc) = self.encoder else {
-            return crate::Error::CodecSupport.code();
-        };
-        let mut cp = info
-            .cparams
-            .map(cparams_to_c)
-            .unwrap_or(BLOSC2_CPARAMS_DEFAULTS);
-        let view = info.cparams.and_then(|p| {
-            let ts = p.schunk_typesize.unwrap_or(p.typesize);
-            SchunkView::new(p.owner, ts, p.b2nd.as_deref())
-        });
-        let mut view = view;
-        if let Some(v) = view.as_mut() {
-            cp.schunk = &mut *v.sc as *mut blosc2_schunk as *mut c_void;
-        }
-        // SAFETY: buffers are valid for the stated lengths; `cp` and the view live for the call.
-        let r: c_int = unsafe {
-            enc(
-                src.as_ptr(),
-                src.len() as i32,
-                dst.as_mut_ptr(),
-                dst.len() as i32,
-                info.meta,
-                &mut cp,
-                info.chunk.as_ptr() as *const c_void,
-            )
-        };
-        drop(view);
-        r
-    }
-
-    fn decode(&self, src: &[u8], dst: &mut [u8], info: StreamInfo<'_>) -> i32 {
-        let Some(dec) = self.decoder else {
-            return crate::Error::CodecSupport.code();
-        };
-        let mut dp = info
-            .dparams
-            .map(dparams_to_c)
-            .unwrap_or(BLOSC2_DPARAMS_DEFAULTS);
-        // as C-Blosc2, the decoder sees the typesize of the chunk it decodes
-        if let Some(&ts) = info.chunk.get(3) {
-            dp.typesize = ts as i32;
-        }
-        let view = info.dparams.and_then(|p| {
-            let ts = p.schunk_typesize.unwrap_or(dp.typesize);
-            SchunkView::new(p.owner, ts, p.b2nd.as_deref())
-        });
-        let mut view = view;
-        if let Some(v) = view.as_mut() {
-            dp.schunk = &mut *v.sc as *mut blosc2_schunk as *mut c_void;
-        }
-        // SAFETY: buffers are valid for the stated lengths; `dp` and the view live for the call.
-        let r: c_int = unsafe {
-            dec(
-                src.as_ptr(),
-                src.len() as i32,
-                dst.as_mut_ptr(),
-                dst.len() as i32,
-                info.meta,
-                &mut dp,
-                info.chunk.as_ptr() as *const c_void,
-            )
-        };
-        drop(view);
-        r
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -67,6 +67,7 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
                 imp: Arc::new(CCodec {
                     encoder: c.encoder,
                     decoder: c.decoder,
+                    plugin: false,
                 }),
             })
         };

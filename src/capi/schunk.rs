@@ -295,17 +295,6 @@ impl SchunkHandle {
         Ok(())
     }
 
-    /// Re-read the frame when another handle or process changed it since this handle last
-    /// saw it (the core's [`Schunk::revalidate`]), then the C mirrors; returns whether it did.
-    /// What C-Blosc2's data-access functions do first.
-    pub(crate) fn fresh(&mut self) -> Result<bool, Error> {
-        let changed = self.core.revalidate()?;
-        if changed {
-            self.rebuild_mirrors()?;
-        }
-        Ok(changed)
-    }
-
     /// Make an in-memory frame read its bytes from a `malloc`ed buffer (see
     /// `blosc2_schunk_to_buffer`); nothing to do when it already reads lent bytes.
     pub(crate) fn lend_frame_malloced(&mut self) -> crate::Result<()> {

@@ -362,7 +362,7 @@ pub struct Frame {
     /// process killed during an append leaves the previous frame intact.
     pending: Vec<(u64, Vec<u8>)>,
     /// The header bytes as on disk (File and Dir storage; empty in memory): what
-    /// [`Frame::revalidate`] compares to notice another handle's change.
+    /// [`Frame::sync`] compares to notice another handle's change.
     disk_header: Vec<u8>,
     /// Nesting of [`Frame::lock`] without locking (only the outermost call looks at the
     /// header on disk).
@@ -1204,7 +1204,7 @@ impl Frame {
     /// Take the frame lock in `mode` (re-entrant; without locking no lock is taken). When
     /// the lock is really taken and another handle changed the frame since this one last
     /// looked (the sidecar generation; without locking, the header on disk: see
-    /// [`Frame::revalidate`]), the frame is read again; returns whether that happened.
+    /// [`Frame::sync`]), the frame is read again; returns whether that happened.
     ///
     /// # Examples
     ///
@@ -1231,7 +1231,7 @@ impl Frame {
             // frame since this one last saw it: looked at when the outermost "lock" is
             // taken (the operations nested inside see the state it found).
             let changed = if self.soft_depth == 0 {
-                self.revalidate()?
+                self.sync()?
             } else {
                 false
             };
@@ -1317,8 +1317,9 @@ impl Frame {
     }
 
     /// Re-read the frame from its storage if another handle changed it: with locking, under
-    /// a shared lock when the sidecar generation moved; without, by reading it again and
-    /// comparing. Returns whether the cached state changed (C-Blosc2's
+    /// a shared lock when the sidecar generation moved; without, when its header on disk
+    /// differs from the one this handle knows (one read of the header, a few hundred bytes:
+    /// every change of a frame rewrites it). Returns whether the cached state changed (C-Blosc2's
     /// `blosc2_schunk_refresh`). A no-op returning `false` in memory.
     ///
     /// # Examples
@@ -1344,47 +1345,14 @@ impl Frame {
             self.unlock()?;
             return Ok(changed);
         }
-        if matches!(self.storage, Storage::Memory(_)) {
+        // without locking: read again only when the header on disk moved (one read of it,
+        // not of the whole frame)
+        if !self.disk_changed()? {
             return Ok(false);
         }
         let before = self.state_key();
         self.reload()?;
         Ok(self.state_key() != before)
-    }
-
-    /// Re-read the frame if another handle or process changed it since this handle last
-    /// read or wrote it; returns whether it did. With locking, the sidecar generation tells
-    /// (as [`Frame::sync`]); without, the header on disk is compared with the one this handle
-    /// knows (one read of the header, a few hundred bytes: every change of a frame rewrites
-    /// it). What C-Blosc2's data-access functions do before they read or write.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let path = std::env::temp_dir().join(format!("b2rs-doc-rv-{}.b2frame", std::process::id()));
-    /// use std::sync::Arc;
-    /// use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
-    ///
-    /// let loc = Location::File { path: path.clone(), offset: 0 };
-    /// let mut a = Frame::create(loc.clone(), &FrameParams::default(), Arc::new(StdIo)).unwrap();
-    /// let mut b = Frame::open(loc, Arc::new(StdIo)).unwrap();
-    /// assert!(!a.revalidate().unwrap());
-    /// b.add_metalayer("m", b"v").unwrap();
-    /// assert!(a.revalidate().unwrap());
-    /// assert_eq!(a.metalayers().len(), 1);
-    /// assert!(!a.revalidate().unwrap());
-    /// drop((a, b));
-    /// std::fs::remove_file(&path).unwrap();
-    /// ```
-    pub fn revalidate(&mut self) -> Result<bool> {
-        if self.lock.is_some() {
-            return self.sync();
-        }
-        if !self.disk_changed()? {
-            return Ok(false);
-        }
-        self.reload()?;
-        Ok(true)
     }
 
     /// What [`Frame::sync`] compares: counters, metalayers and the offsets.

@@ -784,43 +784,6 @@ impl Schunk {
         Ok(changed)
     }
 
-    /// Re-read counters, metalayers and the chunk index when another handle or process
-    /// changed the frame since this one last read or wrote it ([`Frame::revalidate`]: one
-    /// read of the header without locking); returns whether it did. The C API calls it
-    /// before every data access, as C-Blosc2 does. A no-op returning `false` in memory.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
-    /// use b2rs::schunk::Schunk;
-    /// use b2rs::{CParams, DParams};
-    ///
-    /// let path = std::env::temp_dir().join(format!("b2rs-doc-srv-{}.b2frame", std::process::id()));
-    /// let loc = Location::File { path: path.clone(), offset: 0 };
-    /// let params = FrameParams::from_cparams(&CParams::default(), 1);
-    /// let frame = Frame::create(loc.clone(), &params, Arc::new(StdIo)).unwrap();
-    /// let mut a = Schunk::with_frame(CParams::default(), DParams::default(), frame);
-    /// let mut b = Schunk::from_frame(Frame::open(loc, Arc::new(StdIo)).unwrap(), DParams::default());
-    /// b.append_buffer(&[1u8; 800]).unwrap();
-    /// assert_eq!(a.nchunks(), 0);
-    /// assert!(a.revalidate().unwrap());
-    /// assert_eq!(a.nchunks(), 1);
-    /// # drop((a, b));
-    /// std::fs::remove_file(&path).unwrap();
-    /// ```
-    pub fn revalidate(&mut self) -> Result<bool> {
-        let Store::Frame(f) = &mut self.store else {
-            return Ok(false);
-        };
-        let changed = f.revalidate()?;
-        if changed {
-            self.reloaded();
-        }
-        Ok(changed)
-    }
-
     /// Read the frame again from its storage (after another process changed it) and re-read
     /// counters and metalayers. A no-op for in-memory super-chunks.
     ///

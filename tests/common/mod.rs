@@ -147,6 +147,16 @@ pub fn cc() -> String {
         .unwrap_or_else(|| "cc".into())
 }
 
+/// Whether `python3 -c "import <modules>"` succeeds (e.g. `"blosc2, numpy"`).
+#[allow(dead_code)]
+pub fn python_imports(modules: &str) -> bool {
+    Command::new("python3")
+        .args(["-c", &format!("import {modules}")])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
 /// Result of a child process.
 #[derive(Debug, Clone)]
 pub struct Out {

@@ -1414,7 +1414,9 @@ int blosc2_compress_ctx(blosc2_context *context,
 
 /**
  * Create a context for compression; NULL for filter ids that are not defined (5..=31, and
- * 37..=159 above the registered plugins). Other bad parameters make compression fail instead.
+ * 37..=159 above the registered plugins), for a tuner id that is not registered, and when the
+ * tuner cannot be loaded or its `init` fails. Other bad parameters make compression fail
+ * instead.
  *
  * # Safety
  * None beyond passing a valid struct by value; pointers inside `cparams` (prefilter params)
@@ -1683,10 +1685,12 @@ BLOSC_EXPORT int blosc2_register_filter(blosc2_filter *filter);
 BLOSC_EXPORT int blosc2_register_io_cb(const blosc2_io_cb *io);
 
 /**
- * Register a tuner. b2rs has only the built-in "stune" tuner; user tuners are refused.
+ * Register a tuner (ids 160..=255; the functions left NULL are loaded by name when first
+ * needed, from `libblosc2_<name>.so`).
  *
  * # Safety
- * `tuner` must point to a valid struct (or be NULL).
+ * `tuner` must point to a valid struct (or be NULL); its functions stay callable for the life
+ * of the process.
  */
 BLOSC_EXPORT int blosc2_register_tuner(blosc2_tuner *tuner);
 

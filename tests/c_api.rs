@@ -255,6 +255,12 @@ fn build_and_run(name: &str, lib: Lib) {
             .env("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1");
     }
     run.current_dir(&out_dir);
+    let source = std::fs::read_to_string(&src).unwrap_or_default();
+    if source.contains("B2RS_TEST_PLUGINS") {
+        // the program loads the plugins of c-tests/plugins at run time, from the loader's path
+        let dir = build_plugins(&out_dir.join(format!("{name}.plugins")));
+        run.env("LD_LIBRARY_PATH", dir);
+    }
     for v in BLOSC_ENV {
         run.env_remove(v);
     }
@@ -337,6 +343,7 @@ c_programs!(
     test_plugins,
     test_plugin_filters,
     test_prefilter,
+    test_runtime_plugins,
     test_schunk,
     test_special,
     test_swmr,
@@ -345,6 +352,39 @@ c_programs!(
     test_vlblocks,
     test_zfp,
 );
+
+/// Build every `c-tests/plugins/*.c` as `dir/libblosc2_<name>.so` (plugins that C programs load
+/// at run time); returns `dir`.
+fn build_plugins(dir: &std::path::Path) -> PathBuf {
+    std::fs::create_dir_all(dir).expect("create the plugins dir");
+    let src_dir = c_tests_dir().join("plugins");
+    let entries =
+        std::fs::read_dir(&src_dir).unwrap_or_else(|e| panic!("{}: {e}", src_dir.display()));
+    for entry in entries {
+        let path = entry.expect("read_dir entry").path();
+        if path.extension().and_then(|e| e.to_str()) != Some("c") {
+            continue;
+        }
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let so = dir.join(format!("libblosc2_{stem}.so"));
+        let mut cc = Command::new(common::cc());
+        cc.args(["-std=c11", "-O1", "-g", "-Wall", "-shared", "-fPIC", "-I"])
+            .arg(&src_dir)
+            .arg(&path)
+            .arg("-o")
+            .arg(&so);
+        let built = common::run_cmd(&mut cc, Duration::from_secs(120));
+        assert!(
+            built.ok(),
+            "building the plugin {}: {}\n{}{}",
+            path.display(),
+            built.describe(),
+            built.stdout,
+            built.stderr
+        );
+    }
+    dir.to_path_buf()
+}
 
 /// Every `c-tests/*.c` has its pair of tests in `c_programs!` above.
 #[test]

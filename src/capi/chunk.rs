@@ -59,10 +59,10 @@ pub(crate) fn compress_resolved(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    let Kind::Compress(p) = &ctx.kind else {
+    if !matches!(ctx.kind, Kind::Compress(_)) {
         crate::trace_error!("Context is not meant for compression.  Giving up.");
         return Error::InvalidParam.code();
-    };
+    }
     if srcsize < 0 {
         return Error::InvalidParam.code();
     }
@@ -73,7 +73,14 @@ pub(crate) fn compress_resolved(
     }) else {
         return Error::NullPointer.code();
     };
-    let r = chunk::compress(p, s, d);
+    let r = if ctx.tuner.is_some() {
+        compress_tuned(ctx, s, d)
+    } else {
+        let Kind::Compress(p) = &ctx.kind else {
+            return Error::InvalidParam.code();
+        };
+        chunk::compress(p, s, d)
+    };
     if let Ok(n) = r {
         if n >= 16 {
             // The blocksize actually used (reported by `blosc2_ctx_get_cparams`).
@@ -81,6 +88,26 @@ pub(crate) fn compress_resolved(
         }
     }
     code_of(r)
+}
+
+/// Compress through a context with a tuner: the tuner sets the parameters (kept in the context
+/// for the next chunk) and hears of the result. A blocksize the tuner leaves at 0 is chosen
+/// as without a tuner (C-Blosc2 divides by it: see README).
+fn compress_tuned(ctx: &mut blosc2_context_s, s: &[u8], d: &mut [u8]) -> crate::Result<usize> {
+    let Kind::Compress(p) = &mut ctx.kind else {
+        return Err(Error::InvalidParam);
+    };
+    let mut params = p.clone();
+    let r = super::tuner::before(ctx, &mut params, s, d);
+    let start = std::time::Instant::now();
+    let r = r.and_then(|()| chunk::compress(&params, s, d));
+    let seconds = start.elapsed().as_secs_f64();
+    if let Kind::Compress(p) = &mut ctx.kind {
+        *p = params;
+    }
+    let n = r?;
+    super::tuner::after(ctx, n as i32, seconds)?;
+    Ok(n)
 }
 
 /// Decompress with a context.

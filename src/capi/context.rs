@@ -13,8 +13,15 @@ pub(crate) enum Kind {
     Decompress(DParams),
 }
 
-/// The opaque context behind `blosc2_context` (C: `struct blosc2_context_s`).
+/// The opaque context behind `blosc2_context` (C: `struct blosc2_context_s`). It starts with
+/// C-Blosc2 3.3's private layout, which tuners read and write.
+#[repr(C)]
 pub struct blosc2_context_s {
+    /// What a tuner sees (filled around each tuner call, see [`super::tuner`]).
+    pub(crate) c: super::tuner::PrivateContext,
+    /// The id of a compression context's tuner, once its `init` ran (not for C-Blosc2's
+    /// built-in one).
+    pub(crate) tuner: Option<core::ffi::c_int>,
     pub(crate) kind: Kind,
     /// The parameters as the caller gave them (returned by `blosc2_ctx_get_cparams/dparams`).
     pub(crate) cparams_c: blosc2_cparams,
@@ -143,6 +150,8 @@ pub(crate) fn new_cctx(cparams: &blosc2_cparams) -> Box<blosc2_context_s> {
     let mut p = callbacks::cparams_from_c(cparams);
     apply_env_cparams(&mut p);
     let mut ctx = Box::new(blosc2_context_s {
+        c: super::tuner::PrivateContext::ZEROED,
+        tuner: None,
         kind: Kind::Compress(CParams::default()),
         cparams_c: *cparams,
         dparams_c: BLOSC2_DPARAMS_DEFAULTS,
@@ -158,8 +167,18 @@ pub(crate) fn new_cctx(cparams: &blosc2_cparams) -> Box<blosc2_context_s> {
         };
         p.prefilter = Some(callbacks::prefilter(f, user, &mut *ctx));
     }
+    ctx.c.set_cparams(&p);
+    ctx.c.schunk = cparams.schunk;
+    ctx.c.codec_params = cparams.codec_params;
+    ctx.c.filter_params = cparams.filter_params;
     ctx.kind = Kind::Compress(p);
     ctx
+}
+
+impl Drop for blosc2_context_s {
+    fn drop(&mut self) {
+        super::tuner::release(self);
+    }
 }
 
 /// Create a decompression context from C parameters.
@@ -167,6 +186,8 @@ pub(crate) fn new_dctx(dparams: &blosc2_dparams) -> Box<blosc2_context_s> {
     let mut p = callbacks::dparams_from_c(dparams);
     apply_env_dparams(&mut p);
     let mut ctx = Box::new(blosc2_context_s {
+        c: super::tuner::PrivateContext::ZEROED,
+        tuner: None,
         kind: Kind::Decompress(DParams::default()),
         cparams_c: BLOSC2_CPARAMS_DEFAULTS,
         dparams_c: *dparams,
@@ -187,7 +208,9 @@ pub(crate) fn new_dctx(dparams: &blosc2_dparams) -> Box<blosc2_context_s> {
 }
 
 /// Create a context for compression; NULL for filter ids that are not defined (5..=31, and
-/// 37..=159 above the registered plugins). Other bad parameters make compression fail instead.
+/// 37..=159 above the registered plugins), for a tuner id that is not registered, and when the
+/// tuner cannot be loaded or its `init` fails. Other bad parameters make compression fail
+/// instead.
 ///
 /// # Safety
 /// None beyond passing a valid struct by value; pointers inside `cparams` (prefilter params)
@@ -199,7 +222,13 @@ pub unsafe extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blo
         if cparams_refused(&cparams) {
             return core::ptr::null_mut();
         }
-        Box::into_raw(new_cctx(&cparams))
+        let mut ctx = new_cctx(&cparams);
+        if !super::tuner::is_stune(cparams.tuner_id)
+            && super::tuner::init(&mut ctx, cparams.tuner_params).is_err()
+        {
+            return core::ptr::null_mut();
+        }
+        Box::into_raw(ctx)
     })
 }
 
@@ -273,7 +302,8 @@ pub unsafe extern "C" fn blosc2_ctx_get_cparams(
         c.preparams = ctx.cparams_c.preparams;
         c.schunk = ctx.cparams_c.schunk;
         c.tuner_id = ctx.cparams_c.tuner_id;
-        c.tuner_params = ctx.cparams_c.tuner_params;
+        // C-Blosc2 leaves the caller's `tuner_params` as it was
+        c.tuner_params = out.tuner_params;
         c.codec_params = ctx.cparams_c.codec_params;
         c.filter_params = ctx.cparams_c.filter_params;
         *out = c;

@@ -22,6 +22,7 @@ pub mod plugin_loader;
 pub mod plugins;
 pub mod schunk;
 pub mod stdio;
+pub mod tuner;
 pub mod types;
 pub mod util;
 

@@ -1,4 +1,4 @@
-//! Codec plugins loaded at run time, as C-Blosc2 3.3 does: the codecs known by name only
+//! Codec, filter and tuner plugins loaded at run time, as C-Blosc2 3.3 does: the codecs known by name only
 //! (ids 36–40, and user codecs registered by name without functions) are looked for when first
 //! used. `libblosc2_<name>.so` is opened from the loader's path, else from the path that the
 //! plugin's Python package prints (`python -c "import blosc2_<name>;
@@ -13,14 +13,6 @@ use core::ffi::{c_char, c_void, CStr};
 use std::ffi::CString;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
-
-/// The `info` symbol of a plugin: a codec's `{encoder; decoder}`, a filter's
-/// `{forward; backward}` (function names).
-#[repr(C)]
-struct PluginInfo {
-    first: *const c_char,
-    second: *const c_char,
-}
 
 /// Install the loaders in the registry (idempotent; called by the constructors of the C API).
 pub(crate) fn install() {
@@ -110,28 +102,30 @@ fn symbol(h: *mut c_void, name: *const c_char) -> *mut c_void {
     unsafe { libc::dlsym(h, name) }
 }
 
-/// The functions a plugin's `info` symbol names: `{char *a; char *b;}` (encoder and decoder of
-/// a codec, forward and backward of a filter), opened from `libblosc2_<name>.so`.
-fn plugin_functions(name: &str, what: &str) -> Option<(*mut c_void, *mut c_void)> {
+/// The functions a plugin's `info` symbol names: `N` C strings (a codec's `{encoder;
+/// decoder}`, a filter's `{forward; backward}`, a tuner's `{init; next_blocksize;
+/// next_cparams; update; free}`), opened from `libblosc2_<name>.so`.
+pub(crate) fn plugin_functions<const N: usize>(name: &str, what: &str) -> Option<[*mut c_void; N]> {
     let h = load_lib(name)?;
-    let info = symbol(h, c"info".as_ptr()) as *const PluginInfo;
+    let info = symbol(h, c"info".as_ptr()) as *const [*const c_char; N];
     if info.is_null() {
         crate::trace_error!("The plugin {} has no `info` symbol", name);
         return None;
     }
-    // SAFETY: a plugin's `info` symbol is its `codec_info`/`filter_info` struct (two C strings).
-    let info = unsafe { &*info };
-    let (a, b) = (symbol(h, info.first), symbol(h, info.second));
-    if a.is_null() || b.is_null() {
+    // SAFETY: a plugin's `info` symbol is its `codec_info`/`filter_info`/`tuner_info` struct
+    // (`N` C strings).
+    let names = unsafe { &*info };
+    let fns = names.map(|n| symbol(h, n));
+    if fns.iter().any(|f| f.is_null()) {
         crate::trace_error!("The {} plugin {} misses a function", what, name);
         return None;
     }
-    Some((a, b))
+    Some(fns)
 }
 
 /// Load the codec plugin `name` (the registry's [`crate::registry::PluginLoader`]).
 fn load_codec(_id: u8, name: &str) -> Option<Arc<dyn CodecImpl>> {
-    let (enc, dec) = plugin_functions(name, "codec")?;
+    let [enc, dec] = plugin_functions::<2>(name, "codec")?;
     // SAFETY: the functions a codec plugin names have the signatures of `blosc2_codec`'s
     // callbacks (C-Blosc2's plugin contract).
     let (encoder, decoder) = unsafe {
@@ -149,7 +143,7 @@ fn load_codec(_id: u8, name: &str) -> Option<Arc<dyn CodecImpl>> {
 
 /// Load the filter plugin `name` (the registry's [`crate::registry::FilterLoader`]).
 fn load_filter(_id: u8, name: &str) -> Option<Arc<dyn FilterImpl>> {
-    let (fw, bw) = plugin_functions(name, "filter")?;
+    let [fw, bw] = plugin_functions::<2>(name, "filter")?;
     // SAFETY: the functions a filter plugin names have the signatures of `blosc2_filter`'s
     // callbacks (C-Blosc2's plugin contract).
     let (forward, backward) = unsafe {

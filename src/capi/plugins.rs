@@ -128,10 +128,12 @@ pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c
     })
 }
 
-/// Register a tuner. b2rs has only the built-in "stune" tuner; user tuners are refused.
+/// Register a tuner (ids 160..=255; the functions left NULL are loaded by name when first
+/// needed, from `libblosc2_<name>.so`).
 ///
 /// # Safety
-/// `tuner` must point to a valid struct (or be NULL).
+/// `tuner` must point to a valid struct (or be NULL); its functions stay callable for the life
+/// of the process.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_register_tuner(tuner: *mut blosc2_tuner) -> c_int {
     guard(Error::Failure.code(), || {
@@ -139,15 +141,9 @@ pub unsafe extern "C" fn blosc2_register_tuner(tuner: *mut blosc2_tuner) -> c_in
         let Some(t) = (unsafe { tuner.as_ref() }) else {
             return Error::NullPointer.code();
         };
-        if t.id < registry::USER_START as c_int {
-            // C-Blosc2 refuses ids below 160 first (-1)
-            crate::trace_error!(
-                "The id must be greater or equal to {}",
-                registry::USER_START
-            );
-            return Error::Failure.code();
+        match super::tuner::register(t) {
+            Ok(()) => 0,
+            Err(e) => e.code(),
         }
-        crate::trace_error!("user tuners are not supported by b2rs");
-        Error::Tuner.code()
     })
 }

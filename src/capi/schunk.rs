@@ -765,6 +765,11 @@ pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut
                 st.io.as_ref().copied().unwrap_or(BLOSC2_IO_DEFAULTS),
             )
         };
+        let mut cp = cp;
+        if std::env::var_os("BTUNE_TRADEOFF").is_some() {
+            // as C-Blosc2: BTune tunes every new super-chunk when its trade-off is set
+            cp.tuner_id = super::tuner::BTUNE;
+        }
         // SAFETY: forwarded caller guarantees.
         unsafe { new_storage_schunk(&st, &cp, &dp, &io) }
     })

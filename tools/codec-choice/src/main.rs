@@ -117,6 +117,26 @@ fn miniz_decomp(s: &[u8], d: &mut [u8]) -> usize {
         .unwrap_or(0)
 }
 
+thread_local! {
+    static DEFL: std::cell::RefCell<Vec<Option<libdeflater::Compressor>>> =
+        std::cell::RefCell::new((0..13).map(|_| None).collect());
+    static INFL: std::cell::RefCell<libdeflater::Decompressor> =
+        std::cell::RefCell::new(libdeflater::Decompressor::new());
+}
+/// libdeflate at its own level `cl` (1..=12), zlib-wrapped
+fn defl_comp(cl: u8, s: &[u8], d: &mut [u8]) -> usize {
+    DEFL.with(|v| {
+        let mut v = v.borrow_mut();
+        let c = v[cl as usize].get_or_insert_with(|| {
+            libdeflater::Compressor::new(libdeflater::CompressionLvl::new(cl as i32).unwrap())
+        });
+        c.zlib_compress(s, d).unwrap_or(0)
+    })
+}
+fn defl_decomp(s: &[u8], d: &mut [u8]) -> usize {
+    INFL.with(|i| i.borrow_mut().zlib_decompress(s, d).unwrap_or(0))
+}
+
 /// (compress GB/s, decompress GB/s, compression ratio); a block that does not shrink is kept raw
 /// (so decompression of incompressible data measures nothing).
 fn measure(data: &[u8], cl: u8, comp: Comp, decomp: Decomp) -> (f64, f64, f64) {
@@ -168,18 +188,28 @@ fn main() {
     } else {
         "lz4_flex(unsafe)"
     };
-    let libs: [(&str, &str, Comp, Decomp, &[u8]); 5] = [
+    let only_zlib = std::env::args().any(|a| a == "--zlib");
+    let libs: [(&str, &str, Comp, Decomp, &[u8]); 6] = [
         ("LZ4", "lz4 C 1.10", lz4c_comp, lz4c_decomp, &[1, 5, 9]),
         ("LZ4", flex, flex_comp, flex_decomp, &[5]),
         ("Zlib", "zlib-rs", zrs_comp, zrs_decomp, &[1, 5, 9]),
         ("Zlib", "zlib-ng", zng_comp, zng_decomp, &[1, 5, 9]),
         ("Zlib", "miniz_oxide", miniz_comp, miniz_decomp, &[1, 5, 9]),
+        ("Zlib", "libdeflate", defl_comp, defl_decomp, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]),
     ];
     println!("dataset codec library clevel comp_GB/s decomp_GB/s ratio");
-    let mut geo: Vec<(String, f64, f64, usize)> = Vec::new();
+    let mut geo: Vec<(String, f64, f64, f64, usize)> = Vec::new();
     for d in datasets(N) {
         let (name, data) = (d.name, shuffled(d.typesize, &d.bytes));
         for &(codec, lib, c, d, levels) in &libs {
+            if only_zlib && codec != "Zlib" {
+                continue;
+            }
+            let all = [1u8, 2, 3, 4, 5, 6, 7, 8, 9];
+            let levels = if only_zlib && lib == "zlib-ng" { &all[..] } else { levels };
+            if only_zlib && lib == "miniz_oxide" {
+                continue;
+            }
             for &cl in levels {
                 let (cs, ds, r) = measure(&data, cl, c, d);
                 println!("{name} {codec} {lib} {cl} {cs:.3} {ds:.3} {r:.3}");
@@ -191,19 +221,21 @@ fn main() {
                     Some(g) => {
                         g.1 += cs.ln();
                         g.2 += ds.ln();
-                        g.3 += 1;
+                        g.3 += r.ln();
+                        g.4 += 1;
                     }
-                    None => geo.push((key, cs.ln(), ds.ln(), 1)),
+                    None => geo.push((key, cs.ln(), ds.ln(), r.ln(), 1)),
                 }
             }
         }
     }
-    println!("\ngeomean over the 5 compressible datasets: library clevel comp_GB/s decomp_GB/s");
-    for (k, c, d, n) in geo {
+    println!("\ngeomean over the 5 compressible datasets: library clevel comp_GB/s decomp_GB/s ratio");
+    for (k, c, d, r, n) in geo {
         println!(
-            "{k} {:.3} {:.3}",
+            "{k} {:.3} {:.3} {:.3}",
             (c / n as f64).exp(),
-            (d / n as f64).exp()
+            (d / n as f64).exp(),
+            (r / n as f64).exp()
         );
     }
 }

@@ -1,4 +1,4 @@
-//! Throughput of the hot kernels (shuffles, BloscLZ, Adler-32) and of whole-chunk compression, so that
+//! Throughput of the hot kernels (shuffles, BloscLZ, Zlib, Adler-32) and of whole-chunk compression, so that
 //! speed regressions are visible: `cargo bench --bench kernels [-- FILTER...]`.
 //!
 //! A plain harness (no dependencies): every case is run for at least `B2RS_BENCH_TIME` seconds
@@ -126,6 +126,36 @@ fn main() {
                         black_box(blosclz::decompress(black_box(&comp[..n]), &mut dec));
                     },
                 );
+            }
+        }
+    }
+
+    // Zlib (zlib-rs through the codec's per-thread state) on one shuffled 256 KiB block, as the
+    // chunk pipeline hands it over, at clevels 1, 5 and 9.
+    for d in &data {
+        let mut planes = vec![0u8; 256 << 10];
+        shuffle::shuffle(d.typesize, &d.bytes[..256 << 10], &mut planes);
+        let mut st = b2rs::codecs::zlib::State::default();
+        for clevel in [1u8, 5, 9] {
+            let mut comp = vec![0u8; planes.len()];
+            let n = st.compress(clevel, &planes, &mut comp);
+            let _ = b.run(
+                &format!("zlib_compress/{}/cl{clevel}", d.name),
+                planes.len(),
+                || {
+                    black_box(st.compress(clevel, black_box(&planes), &mut comp));
+                },
+            );
+            if n > 0 {
+                let mut dec = vec![0u8; planes.len()];
+                let ran = b.run(
+                    &format!("zlib_decompress/{}/cl{clevel}", d.name),
+                    planes.len(),
+                    || {
+                        black_box(st.decompress(black_box(&comp[..n]), &mut dec));
+                    },
+                );
+                assert!(!ran || dec == planes, "zlib round trip");
             }
         }
     }

@@ -305,24 +305,37 @@ static void test_plugin_tuner_changes_blocksizes(void) {
 #endif
 }
 
+/* a new in-memory super-chunk with these parameters */
+static blosc2_schunk *new_schunk(blosc2_cparams *cp) {
+  blosc2_storage st = BLOSC2_STORAGE_DEFAULTS;
+  st.cparams = cp;
+  blosc2_schunk *sc = blosc2_schunk_new(&st);
+  CHECK(sc != NULL);
+  return sc;
+}
+
+/* append the k-th chunk of data (filled into src) and get it back; returns its cbytes */
+static int append_and_get(blosc2_schunk *sc, int k, int32_t *src, uint8_t **chunk,
+                          bool *needs_free) {
+  fill_data(src, k);
+  CHECK_EQ(blosc2_schunk_append_buffer(sc, src, NBYTES), k + 1);
+  int cb = blosc2_schunk_get_chunk(sc, k, chunk, needs_free);
+  CHECK_GT(cb, 0);
+  return cb;
+}
+
 /* a super-chunk compressing with the plugin: the tuner sees it, each chunk is its decision */
 static void test_plugin_tuner_steers_schunk(void) {
   register_b2rstune();
   blosc2_cparams cp = tuned_cparams();
-  blosc2_storage st = BLOSC2_STORAGE_DEFAULTS;
-  st.cparams = &cp;
-  blosc2_schunk *sc = blosc2_schunk_new(&st);
-  CHECK(sc != NULL);
+  blosc2_schunk *sc = new_schunk(&cp);
   if (sc == NULL) return;
   int32_t *src = malloc(NBYTES);
   int32_t *back = malloc(NBYTES);
   for (int k = 0; k < 5; k++) {
-    fill_data(src, k);
-    CHECK_EQ(blosc2_schunk_append_buffer(sc, src, NBYTES), k + 1);
     uint8_t *chunk;
     bool needs_free;
-    int cb = blosc2_schunk_get_chunk(sc, k, &chunk, &needs_free);
-    CHECK_GT(cb, 0);
+    int cb = append_and_get(sc, k, src, &chunk, &needs_free);
     if (cb > 0) check_chunk_is_decision(k, src, chunk, cb);
     if (needs_free) free(chunk);
     CHECK_EQ(blosc2_schunk_decompress_chunk(sc, k, back, NBYTES), NBYTES);
@@ -408,20 +421,14 @@ static void schunk_hashes(int32_t blocksize, uint32_t *h, int *tuner_id) {
   cp.typesize = 4;
   cp.clevel = 5;
   cp.blocksize = blocksize;
-  blosc2_storage st = BLOSC2_STORAGE_DEFAULTS;
-  st.cparams = &cp;
-  blosc2_schunk *sc = blosc2_schunk_new(&st);
-  CHECK(sc != NULL);
+  blosc2_schunk *sc = new_schunk(&cp);
   if (sc == NULL) return;
   *tuner_id = sc->tuner_id;
   int32_t *src = malloc(NBYTES);
   for (int k = 0; k < 4; k++) {
-    fill_data(src, k);
-    CHECK_EQ(blosc2_schunk_append_buffer(sc, src, NBYTES), k + 1);
     uint8_t *chunk;
     bool needs_free;
-    int cb = blosc2_schunk_get_chunk(sc, k, &chunk, &needs_free);
-    CHECK_GT(cb, 0);
+    int cb = append_and_get(sc, k, src, &chunk, &needs_free);
     h[k] = cb > 0 ? fnv(chunk, cb) : 0;
     if (needs_free) free(chunk);
   }

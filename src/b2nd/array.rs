@@ -12,7 +12,7 @@ use super::{Meta, CATERVA_METALAYER_NAME, METALAYER_NAME};
 use crate::chunk::header::{Special, EXTENDED_HEADER_LENGTH};
 use crate::chunk::special::special_chunk;
 use crate::frame::{Frame, FrameParams, Location as FrameLocation, StdIo};
-use crate::schunk::{compress_chunk, Schunk};
+use crate::schunk::Schunk;
 use crate::{Error, Result};
 use std::borrow::BorrowMut;
 use std::sync::Arc;
@@ -628,7 +628,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
     /// Compress `buf` as chunk `n` (replacing it, or appended when `n == nchunks`).
     fn write_chunk(&mut self, n: i64, buf: &[u8]) -> Result<()> {
         let s: &mut Schunk = self.sc.borrow_mut();
-        let chunk = compress_chunk(s.cparams(), n, buf)?;
+        let chunk = s.compress_data(n, buf)?;
         if n < s.nchunks() {
             s.update_chunk(n, chunk)?;
         } else {

@@ -688,6 +688,19 @@ pub(crate) unsafe fn new_schunk_with(
     c.dctx = dctx;
     c.tuner_params = cparams.tuner_params;
     c.tuner_id = cparams.tuner_id;
+    // SAFETY: `cctx` is the live context just made.
+    if unsafe { (*cctx).tuner.is_some() } {
+        // B2ND writes go through the context (and its tuner) as C-Blosc2's do
+        let addr = &*h as *const SchunkHandle as usize;
+        h.core.set_compressor(Some(std::sync::Arc::new(
+            move |cp: &CParams, n, src: &[u8]| {
+                // SAFETY: the handle owns the super-chunk calling this, so it is alive; only
+                // the `cctx` field of its C struct is read (the caller may have replaced it).
+                let cctx = unsafe { (*(addr as *const SchunkHandle)).c.cctx };
+                ctx_compress(cctx, cp, n, src)
+            },
+        )));
+    }
     if h.rebuild_mirrors().is_err() {
         crate::trace_error!("Cannot copy the metalayers of the super-chunk");
         let raw = Box::into_raw(h);

@@ -34,6 +34,33 @@ use std::sync::Arc;
 /// the super-chunk's compression context, as C-Blosc2 does).
 pub type Compressor<'a> = dyn FnMut(i64, &[u8]) -> Result<Vec<u8>> + 'a;
 
+/// A compressor kept by a super-chunk for the chunks written by the layers above it (B2ND
+/// arrays), called with the super-chunk's parameters in place of compressing with them: the C
+/// layer sets one that goes through the super-chunk's compression context when that context
+/// has a tuner.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::schunk::{Schunk, SharedCompressor};
+/// use b2rs::{CParams, DParams};
+/// use std::sync::Arc;
+///
+/// let mut sc = Schunk::new(CParams { typesize: 1, ..CParams::default() }, DParams::default());
+/// // compress at clevel 1 whatever the super-chunk's clevel
+/// let c: SharedCompressor = Arc::new(|p: &CParams, _n: i64, data: &[u8]| {
+///     let fast = CParams { clevel: 1, ..p.clone() };
+///     let mut out = vec![0u8; data.len() + 32];
+///     let k = b2rs::chunk::compress(&fast, data, &mut out)?;
+///     out.truncate(k);
+///     Ok(out)
+/// });
+/// sc.set_compressor(Some(c));
+/// let chunk = sc.compress_data(0, &[7u8; 1000]).unwrap();
+/// assert!(chunk.len() < 100);
+/// ```
+pub type SharedCompressor = Arc<dyn Fn(&CParams, i64, &[u8]) -> Result<Vec<u8>> + Send + Sync>;
+
 /// The bytes of one stored chunk. Implemented for `Vec<u8>`, `Box<[u8]>` and `Arc<[u8]>`; the
 /// C layer implements it for buffers taken over from C callers, so that they are released with
 /// the allocator they came from. Only the first `cbytes` bytes (from the chunk header) are used.
@@ -338,6 +365,8 @@ pub struct Schunk {
     reloads: u64,
     /// Unique to this super-chunk in the process (see [`Schunk::meta_stamp`]).
     id: u64,
+    /// How the chunks of the layers above are compressed (see [`SharedCompressor`]).
+    compressor: Option<SharedCompressor>,
 }
 
 impl std::fmt::Debug for Schunk {
@@ -397,6 +426,7 @@ impl Schunk {
             id: new_stamp(),
             nd: None,
             reloads: 0,
+            compressor: None,
         };
         s.sync_plugin_params();
         s
@@ -906,6 +936,44 @@ impl Schunk {
                 )?;
                 f.into_bytes()
             }
+        }
+    }
+
+    /// Compress the layers above with `c` instead of this super-chunk's parameters (`None`:
+    /// with the parameters again).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// let mut sc = Schunk::new(CParams::default(), DParams::default());
+    /// sc.set_compressor(None);
+    /// assert!(sc.compress_data(0, &[1u8; 64]).is_ok());
+    /// ```
+    pub fn set_compressor(&mut self, c: Option<SharedCompressor>) {
+        self.compressor = c;
+    }
+
+    /// Compress `src` as chunk number `nchunk` the way this super-chunk compresses its chunks
+    /// (its [`SharedCompressor`], else its parameters).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// let sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// let data: Vec<u8> = (0..1000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// let chunk = sc.compress_data(0, &data).unwrap();
+    /// assert!(chunk.len() < data.len());
+    /// ```
+    pub fn compress_data(&self, nchunk: i64, src: &[u8]) -> Result<Vec<u8>> {
+        match &self.compressor {
+            Some(c) => c(&self.cparams, nchunk, src),
+            None => compress_chunk(&self.cparams, nchunk, src),
         }
     }
 

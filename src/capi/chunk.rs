@@ -105,7 +105,7 @@ fn compress_tuned(ctx: &mut blosc2_context_s, s: &[u8], d: &mut [u8]) -> crate::
     if let Kind::Compress(p) = &mut ctx.kind {
         *p = params;
     }
-    let n = r?;
+    let n = r.inspect_err(|_| ctx.c.clear_buffers())?;
     super::tuner::after(ctx, n as i32, seconds)?;
     Ok(n)
 }

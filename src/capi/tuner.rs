@@ -170,6 +170,13 @@ impl PrivateContext {
         self.new_nthreads = p.nthreads;
     }
 
+    /// Forget the buffers of the chunk just compressed (so that no later tuner call sees them
+    /// dangling).
+    pub(crate) fn clear_buffers(&mut self) {
+        self.src = core::ptr::null();
+        self.dest = core::ptr::null_mut();
+    }
+
     /// Take back what a tuner may have changed into `p` (values C-Blosc2 would refuse when
     /// compressing are kept refusable: a codec id out of range becomes 255, a clevel past 255
     /// becomes 255, both refused by the compression that follows).
@@ -373,21 +380,26 @@ pub(crate) fn before(
     c.sourcesize = src.len() as i32;
     c.srcsize = src.len() as i32;
     c.destsize = dest.len() as i32;
-    let rc = if c.tuner_params.is_null() {
-        let f = lookup(id, Need::NextBlocksize)?
-            .next_blocksize
-            .ok_or(Error::Failure)?;
-        // SAFETY: as in `init`; the buffers stay valid for the call (a tuner may read both).
-        unsafe { f(c_ptr(ctx)) }
+    let need = if c.tuner_params.is_null() {
+        Need::NextBlocksize
     } else {
-        let f = lookup(id, Need::NextCparams)?
-            .next_cparams
-            .ok_or(Error::Failure)?;
-        // SAFETY: as above.
-        unsafe { f(c_ptr(ctx)) }
+        Need::NextCparams
     };
+    let f = match lookup(id, need) {
+        Ok(f) if c.tuner_params.is_null() => f.next_blocksize,
+        Ok(f) => f.next_cparams,
+        Err(e) => {
+            c.clear_buffers();
+            return Err(e);
+        }
+    };
+    // (present: `lookup` checked it)
+    let f = f.ok_or(Error::Failure)?;
+    // SAFETY: as in `init`; the buffers stay valid for the call (a tuner may read both).
+    let rc = unsafe { f(c_ptr(ctx)) };
     if rc < 0 {
         crate::trace_error!("Error in tuner {} next_cparams func", ctx.c.tuner_id);
+        ctx.c.clear_buffers();
         return Err(Error::Tuner);
     }
     ctx.c.get_cparams(p);
@@ -401,15 +413,17 @@ pub(crate) fn after(ctx: &mut blosc2_context_s, cbytes: i32, seconds: f64) -> Re
         return Ok(());
     };
     ctx.c.destsize = cbytes;
-    let mut rc = 0;
-    if !ctx.c.tuner_params.is_null() {
-        let f = lookup(id, Need::Update)?.update.ok_or(Error::Failure)?;
-        // SAFETY: as in `before`.
-        rc = unsafe { f(c_ptr(ctx), seconds) };
-    }
-    ctx.c.src = core::ptr::null();
-    ctx.c.dest = core::ptr::null_mut();
-    if rc < 0 {
+    let rc = if ctx.c.tuner_params.is_null() {
+        Ok(0)
+    } else {
+        lookup(id, Need::Update).map(|f| match f.update {
+            // SAFETY: as in `before`.
+            Some(f) => unsafe { f(c_ptr(ctx), seconds) },
+            None => Error::Failure.code(),
+        })
+    };
+    ctx.c.clear_buffers();
+    if rc? < 0 {
         crate::trace_error!("Error in tuner update func");
         return Err(Error::Tuner);
     }

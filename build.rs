@@ -165,6 +165,11 @@ fn main() {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libb2rs.so.0");
     }
 
+    // Without the C API (`default-features = false`) there are no headers to make.
+    if env::var_os("CARGO_FEATURE_CAPI").is_none() {
+        return;
+    }
+
     let config = cbindgen::Config::from_file(root.join("cbindgen.toml"))
         .unwrap_or_else(|e| panic!("cbindgen.toml: {e}"));
     let types_rs = root.join("src/capi/types.rs");

@@ -1,7 +1,9 @@
 //! b2rs — a memory-safe Rust implementation of C-Blosc2.
 //!
-//! The safe core (chunks, codecs, filters) has an idiomatic Rust API; `capi` exports the
-//! C-Blosc2 3.3 C API on top of it.
+//! The safe core (chunks, codecs, filters, super-chunks, frames, B2ND arrays, Bloscpack) has an
+//! idiomatic Rust API; `capi` (the cargo feature of the same name, on by default) exports the
+//! C-Blosc2 3.3 C API on top of it. With `default-features = false` the crate exports no C
+//! symbol, so a program can link it beside C-Blosc2 itself.
 //!
 //! From Rust, use the safe core directly; no `unsafe` is needed:
 //!
@@ -39,6 +41,7 @@ pub mod params;
 pub mod registry;
 pub mod schunk;
 
+#[cfg(feature = "capi")]
 pub mod capi;
 
 pub use error::{Error, Result};

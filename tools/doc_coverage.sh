@@ -28,7 +28,7 @@ case "${1:-}" in
     ;;
 esac
 
-json="$(RUSTC_BOOTSTRAP=1 cargo rustdoc --release --lib --quiet -- \
+json="$(RUSTC_BOOTSTRAP=1 cargo rustdoc -p b2rs --release --lib --quiet -- \
     -Z unstable-options --show-coverage --output-format json)"
 
 CHECK="$check" python3 -c '

@@ -8,4 +8,4 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR_LOOM:-$PWD/target/loom}"
-RUSTFLAGS="--cfg loom" exec cargo test --release --test loom_pool -- "$@"
+RUSTFLAGS="--cfg loom" exec cargo test -p b2rs --release --test loom_pool -- "$@"

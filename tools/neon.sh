@@ -34,6 +34,6 @@ export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /usr/aarch
 export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
 
 rc=0
-cargo clippy --target "$TARGET" --target-dir target/aarch64 --lib --tests -- -D warnings || rc=1
-cargo test --target "$TARGET" --target-dir target/aarch64 --lib -- filters:: || rc=1
+cargo clippy -p b2rs --target "$TARGET" --target-dir target/aarch64 --lib --tests -- -D warnings || rc=1
+cargo test -p b2rs --target "$TARGET" --target-dir target/aarch64 --lib -- filters:: || rc=1
 exit $rc

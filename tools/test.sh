@@ -2,8 +2,8 @@
 # The test command of b2rs (what CI runs through .ci/run).
 #
 #   1. tools/fetch-reference.sh   reference C-Blosc2 3.3.5, python blosc2, cmake, pkg-config
-#   2. cargo build --release
-#   3. cargo test --release --doc, then cargo nextest run --release
+#   2. cargo build --release        the library and the tool (workspace members . and cli/)
+#   3. cargo test --release --doc, then cargo nextest run --release --workspace
 #      (cargo test --release when nextest is not installed)
 #   3b. tools/fuzz.sh smoke         each fuzz target a few seconds (installs cargo-fuzz)
 #   3c. the C tests again under ASan+UBSan and valgrind (B2RS_SANITIZE, see tests/c_api.rs)
@@ -11,9 +11,11 @@
 #   3e. cargo nextest run           the tests again in the dev profile (overflow checks on)
 #   3f. tools/neon.sh               the aarch64 NEON kernels, cross-built, tested under qemu
 #   4. git diff --exit-code -- include/   (generated headers committed and up to date)
-#   5. cargo clippy --all-targets -- -D warnings, RUSTDOCFLAGS="-D warnings" cargo doc --no-deps,
-#      tools/doc_coverage.sh --check (every public item outside src/capi has an example)
-#   6. cargo fmt --check
+#   5. cargo clippy --workspace --all-targets -- -D warnings, the same on the core alone
+#      (--no-default-features), tools/modcycles.py --check (no import cycles in src/),
+#      RUSTDOCFLAGS="-D warnings" cargo doc --no-deps, tools/doc_coverage.sh --check (every
+#      public item outside src/capi has an example)
+#   6. cargo fmt --all --check
 #
 # Every step after the build runs even if an earlier one failed; the exit
 # status is non-zero if any step failed.  The tests get B2RS_REF_DIR and
@@ -89,12 +91,12 @@ run_tests() {
     rm -f target/release/interop-*.txt target/release/bloscpack-*.txt
     local rc=0
     # doctests first (nextest does not run them), so the runner's summary comes last
-    cargo test --release --doc 2>&1 | tee -a "$log" || rc=1
+    cargo test --release --doc -p b2rs 2>&1 | tee -a "$log" || rc=1
     if cargo nextest --version >/dev/null 2>&1; then
-        cargo nextest run --release --no-fail-fast 2>&1 | tee -a "$log"
+        cargo nextest run --release --workspace --no-fail-fast 2>&1 | tee -a "$log"
         [[ ${PIPESTATUS[0]} -eq 0 ]] || rc=1
     else
-        cargo test --release --no-fail-fast 2>&1 | tee -a "$log"
+        cargo test --release --workspace --no-fail-fast 2>&1 | tee -a "$log"
         [[ ${PIPESTATUS[0]} -eq 0 ]] || rc=1
     fi
     return $rc
@@ -125,7 +127,7 @@ run_sanitized() {
     local triple
     triple="$(rustc -vV | sed -n 's/^host: //p')"
     if RUSTC_BOOTSTRAP=1 RUSTFLAGS="-Zsanitizer=address" \
-        cargo build --release --lib --target "$triple" --target-dir target/asan; then
+        cargo build -p b2rs --release --lib --target "$triple" --target-dir target/asan; then
         libdir="$REPO/target/asan/$triple/release"
     else
         echo "WARNING: no -Zsanitizer=address build of the library; ASan checks the C side only"
@@ -151,7 +153,7 @@ step loom bash tools/loom.sh
 # --- 3e. the tests again in the dev profile: its overflow checks turn an integer overflow that a
 # release build wraps silently (sometimes into the right error by luck) into a failing test
 if cargo nextest --version >/dev/null 2>&1; then
-    step overflow cargo nextest run --no-fail-fast
+    step overflow cargo nextest run --workspace --no-fail-fast
 fi
 
 # --- 3f. the aarch64 NEON kernels, cross-built and run under qemu (installs the Rust target,
@@ -179,7 +181,13 @@ check_headers() {
 step headers check_headers
 
 # --- 5. clippy
-step clippy cargo clippy --all-targets -- -D warnings
+step clippy cargo clippy --workspace --all-targets -- -D warnings
+
+# --- 5a. the safe core alone (`default-features = false`: no C API) builds without warnings
+step core-alone cargo clippy -p b2rs --lib --no-default-features -- -D warnings
+
+# --- 5a'. no import cycles between the files of src/ (a lower module never uses a higher one)
+step cycles python3 tools/modcycles.py --check
 
 # --- 5b. API documentation builds without warnings (broken or private intra-doc links)
 step doc env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
@@ -188,7 +196,7 @@ step doc env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 step doc-coverage bash tools/doc_coverage.sh --check
 
 # --- 6. formatting
-step fmt cargo fmt --check
+step fmt cargo fmt --all --check
 
 summary
 

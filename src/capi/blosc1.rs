@@ -2,27 +2,13 @@
 //! (area 1 of the API, plus `blosc2_set_delta`).
 
 use super::context::{env_compcode, env_shuffle, env_splitmode, env_str, env_strtol};
-use super::global::NTHREADS;
+use super::global::{BLOCKSIZE, COMPRESSOR, DELTA, NTHREADS, SPLITMODE};
 use super::{code_of, guard, header_cbytes, slice, slice_mut};
 use crate::chunk;
 use crate::params::{filter_id, CParams, DParams, SplitMode};
 use crate::Error;
 use core::ffi::{c_char, c_int, c_void, CStr};
-use std::sync::atomic::{AtomicI32, AtomicU8, Ordering};
-
-static COMPRESSOR: AtomicU8 = AtomicU8::new(0);
-static BLOCKSIZE: AtomicI32 = AtomicI32::new(0);
-static SPLITMODE: AtomicI32 = AtomicI32::new(4);
-static DELTA: AtomicI32 = AtomicI32::new(0);
-
-/// Back to the defaults (`blosc2_destroy`).
-pub(crate) fn reset() {
-    COMPRESSOR.store(0, Ordering::Relaxed);
-    BLOCKSIZE.store(0, Ordering::Relaxed);
-    SPLITMODE.store(4, Ordering::Relaxed);
-    DELTA.store(0, Ordering::Relaxed);
-}
-
+use std::sync::atomic::Ordering;
 fn fail() -> c_int {
     Error::Failure.code()
 }

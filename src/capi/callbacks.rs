@@ -6,7 +6,7 @@ use crate::chunk::worker::Executor;
 use crate::codecs::StreamInfo;
 use crate::params::{CParams, DParams, PostfilterArgs, PrefilterArgs, SplitMode};
 use crate::registry::{CodecImpl, FilterImpl};
-use core::ffi::{c_int, c_void};
+use core::ffi::{c_char, c_int, c_void};
 use std::sync::Arc;
 
 /// A raw pointer that the C caller promises may be used from any thread.
@@ -189,7 +189,7 @@ impl CodecImpl for CCodec {
             }
         };
         match info.cparams.filter(|_| self.plugin) {
-            Some(p) => super::plugin_loader::with_schunk_view(
+            Some(p) => with_schunk_view(
                 p.owner,
                 p.schunk_typesize.unwrap_or(p.typesize),
                 p.b2nd.as_deref(),
@@ -231,7 +231,7 @@ impl CodecImpl for CCodec {
             }
         };
         match info.dparams.filter(|_| self.plugin) {
-            Some(p) => super::plugin_loader::with_schunk_view(
+            Some(p) => with_schunk_view(
                 p.owner,
                 p.schunk_typesize.unwrap_or(typesize),
                 p.b2nd.as_deref(),
@@ -412,4 +412,64 @@ pub(crate) unsafe fn resolve_dparams(p: &mut DParams, chunk: &[u8]) {
     let (ts, nd) = unsafe { c_schunk_info(p.owner, want) };
     p.schunk_typesize = ts;
     p.b2nd = nd;
+}
+
+thread_local! {
+    /// The C super-chunk struct of [`with_schunk_view`], kept between calls (65840 bytes).
+    static VIEW: std::cell::RefCell<Option<Box<blosc2_schunk>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Run `f` with what a plugin call gets as `cparams->schunk` / `dparams->schunk`: a view of
+/// the super-chunk `owner` (its scalar fields) with `typesize` and, when the super-chunk is a
+/// B2ND array, its current "b2nd" metalayer `nd` (the handle's own C struct is brought up to
+/// date only after the operation in progress, which may just have changed it). `f` gets
+/// `None` (keep the parameters' own pointer) outside an array.
+pub(crate) fn with_schunk_view<R>(
+    owner: usize,
+    typesize: i32,
+    nd: Option<&crate::b2nd::Meta>,
+    f: impl FnOnce(Option<*mut c_void>) -> R,
+) -> R {
+    let Some(mut content) = nd.and_then(|m| m.serialize().ok()) else {
+        return f(None);
+    };
+    let mut meta = blosc2_metalayer {
+        name: c"b2nd".as_ptr() as *mut c_char,
+        content: content.as_mut_ptr(),
+        content_len: content.len() as i32,
+    };
+    // the thread's struct, or a new one when it is in use (a plugin compressing from inside)
+    let kept = VIEW.with(|v| v.try_borrow_mut().ok().and_then(|mut v| v.take()));
+    let mut sc = kept.unwrap_or_else(|| Box::new(blosc2_schunk::ZEROED));
+    // SAFETY: a non-null owner is the `blosc2_schunk` of the super-chunk being worked on (read
+    // only: its scalar fields are copied).
+    let own = unsafe { (owner as *const blosc2_schunk).as_ref() };
+    // (a promoted constant: no 65 KB struct on the stack per call)
+    let zeroed: &'static blosc2_schunk = &blosc2_schunk::ZEROED;
+    let o = own.unwrap_or(zeroed);
+    sc.version = o.version;
+    sc.compcode = o.compcode;
+    sc.compcode_meta = o.compcode_meta;
+    sc.clevel = o.clevel;
+    sc.splitmode = o.splitmode;
+    sc.blocksize = o.blocksize;
+    sc.chunksize = o.chunksize;
+    sc.filters = o.filters;
+    sc.filters_meta = o.filters_meta;
+    sc.nchunks = o.nchunks;
+    sc.nbytes = o.nbytes;
+    sc.cbytes = o.cbytes;
+    sc.storage = o.storage;
+    sc.typesize = typesize;
+    sc.nmetalayers = 1;
+    sc.metalayers[0] = &mut meta;
+    let r = f(Some(&mut *sc as *mut blosc2_schunk as *mut c_void));
+    sc.metalayers[0] = core::ptr::null_mut();
+    VIEW.with(|v| {
+        if let Ok(mut v) = v.try_borrow_mut() {
+            *v = Some(sc);
+        }
+    });
+    r
 }

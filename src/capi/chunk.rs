@@ -1,7 +1,7 @@
 //! Chunk compression, decompression, getitem, header inspection, VL blocks and special chunks
 //! (areas 4–6 of the API).
 
-use super::context::{blosc2_context_s, new_cctx, Kind};
+use super::context::{new_cctx, Context, Kind};
 use super::types::*;
 use super::{code_of, guard, slice, slice_mut};
 use crate::chunk::header::{Header, Special, MAX_BUFFERSIZE, MIN_HEADER_LENGTH};
@@ -28,7 +28,7 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
 ) -> c_int {
     guard(fail(), || {
         // SAFETY: checked for NULL; the caller guarantees the context is live.
-        let Some(ctx) = (unsafe { context.as_mut() }) else {
+        let Some(ctx) = (unsafe { Context::from_c(context) }) else {
             return Error::NullPointer.code();
         };
         compress_with(ctx, src, srcsize, dest, destsize)
@@ -36,7 +36,7 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
 }
 
 pub(crate) fn compress_with(
-    ctx: &mut blosc2_context_s,
+    ctx: &mut Context,
     src: *const c_void,
     srcsize: i32,
     dest: *mut c_void,
@@ -53,7 +53,7 @@ pub(crate) fn compress_with(
 /// Compress with a context whose plugin information (super-chunk typesize and shapes) is
 /// already filled in.
 pub(crate) fn compress_resolved(
-    ctx: &mut blosc2_context_s,
+    ctx: &mut Context,
     src: *const c_void,
     srcsize: i32,
     dest: *mut c_void,
@@ -93,12 +93,12 @@ pub(crate) fn compress_resolved(
 /// Compress through a context with a tuner: the tuner sets the parameters (kept in the context
 /// for the next chunk) and hears of the result. A blocksize the tuner leaves at 0 is chosen
 /// as without a tuner (C-Blosc2 divides by it: see README).
-fn compress_tuned(ctx: &mut blosc2_context_s, s: &[u8], d: &mut [u8]) -> crate::Result<usize> {
+fn compress_tuned(ctx: &mut Context, s: &[u8], d: &mut [u8]) -> crate::Result<usize> {
     let Kind::Compress(p) = &mut ctx.kind else {
         return Err(Error::InvalidParam);
     };
     let mut params = p.clone();
-    let r = super::tuner::before(ctx, &mut params, s, d);
+    let r = super::context::tuner_before(ctx, &mut params, s, d);
     let start = std::time::Instant::now();
     let r = r.and_then(|()| chunk::compress(&params, s, d));
     let seconds = start.elapsed().as_secs_f64();
@@ -106,7 +106,7 @@ fn compress_tuned(ctx: &mut blosc2_context_s, s: &[u8], d: &mut [u8]) -> crate::
         *p = params;
     }
     let n = r.inspect_err(|_| ctx.c.clear_buffers())?;
-    super::tuner::after(ctx, n as i32, seconds)?;
+    super::context::tuner_after(ctx, n as i32, seconds)?;
     Ok(n)
 }
 
@@ -124,7 +124,7 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
 ) -> c_int {
     guard(fail(), || {
         // SAFETY: checked for NULL; the caller guarantees the context is live.
-        let Some(ctx) = (unsafe { context.as_mut() }) else {
+        let Some(ctx) = (unsafe { Context::from_c(context) }) else {
             return Error::NullPointer.code();
         };
         decompress_with(ctx, src, srcsize, dest, destsize)
@@ -132,7 +132,7 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
 }
 
 pub(crate) fn decompress_with(
-    ctx: &mut blosc2_context_s,
+    ctx: &mut Context,
     src: *const c_void,
     srcsize: i32,
     dest: *mut c_void,
@@ -172,7 +172,7 @@ pub(crate) fn decompress_params(
     code_of(chunk::decompress(p, s, d, maskout))
 }
 
-fn dparams_of(ctx: Option<&blosc2_context_s>) -> Result<DParams, Error> {
+fn dparams_of(ctx: Option<&Context>) -> Result<DParams, Error> {
     match ctx.map(|c| &c.kind) {
         None => Ok(DParams::default()),
         Some(Kind::Decompress(p)) => Ok(p.clone()),
@@ -186,7 +186,7 @@ fn dparams_of(ctx: Option<&blosc2_context_s>) -> Result<DParams, Error> {
 /// getitem through the core ([`chunk::getitem`], which makes C-Blosc2's checks in its order);
 /// only the pointers are checked here.
 unsafe fn getitem_impl(
-    ctx: Option<&blosc2_context_s>,
+    ctx: Option<&Context>,
     src: *const c_void,
     srcsize: i32,
     span: chunk::Span,
@@ -256,7 +256,7 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
 ) -> c_int {
     guard(fail(), || {
         // SAFETY: checked for NULL below; the caller guarantees liveness.
-        let Some(ctx) = (unsafe { context.as_ref() }) else {
+        let Some(ctx) = (unsafe { Context::from_c_ref(context) }) else {
             return Error::NullPointer.code();
         };
         // SAFETY: forwarded caller guarantees.
@@ -289,7 +289,7 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
 ) -> c_int {
     guard(fail(), || {
         // SAFETY: checked for NULL below; the caller guarantees liveness.
-        let Some(ctx) = (unsafe { context.as_ref() }) else {
+        let Some(ctx) = (unsafe { Context::from_c_ref(context) }) else {
             return Error::NullPointer.code();
         };
         // SAFETY: forwarded caller guarantees.
@@ -490,7 +490,7 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
 ) -> c_int {
     guard(fail(), || {
         // SAFETY: checked for NULL; the caller guarantees liveness.
-        let Some(ctx) = (unsafe { context.as_ref() }) else {
+        let Some(ctx) = (unsafe { Context::from_c_ref(context) }) else {
             return Error::NullPointer.code();
         };
         let Kind::Compress(p) = &ctx.kind else {
@@ -533,7 +533,7 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
 /// context (-12 otherwise).
 fn vl_dparams(context: *mut blosc2_context) -> Result<DParams, Error> {
     // SAFETY: checked for NULL; the caller guarantees the context is live.
-    match unsafe { context.as_ref() }.map(|c| &c.kind) {
+    match unsafe { Context::from_c_ref(context) }.map(|c| &c.kind) {
         None => Err(Error::NullPointer),
         Some(Kind::Decompress(p)) => Ok(p.clone()),
         Some(Kind::Compress(_)) => {

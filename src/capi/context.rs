@@ -1,11 +1,13 @@
 //! Compression and decompression contexts (`blosc2_context`).
 
 use super::callbacks;
+use super::private_context::PrivateContext;
+use super::tuner;
 use super::types::*;
 use super::{guard, slice};
 use crate::params::{filter_id, CParams, DParams, SplitMode};
 use crate::Error;
-use core::ffi::c_int;
+use core::ffi::{c_int, c_void};
 
 /// What a context is for.
 pub(crate) enum Kind {
@@ -13,12 +15,12 @@ pub(crate) enum Kind {
     Decompress(DParams),
 }
 
-/// The opaque context behind `blosc2_context` (C: `struct blosc2_context_s`). It starts with
-/// C-Blosc2 3.3's private layout, which tuners read and write.
+/// The context behind a `blosc2_context*` (C: the opaque `struct blosc2_context_s`). It starts
+/// with C-Blosc2 3.3's private layout, which tuners read and write.
 #[repr(C)]
-pub struct blosc2_context_s {
+pub struct Context {
     /// What a tuner sees (filled around each tuner call, see [`super::tuner`]).
-    pub(crate) c: super::tuner::PrivateContext,
+    pub(crate) c: PrivateContext,
     /// The id of a compression context's tuner, once its `init` ran (not for C-Blosc2's
     /// built-in one).
     pub(crate) tuner: Option<core::ffi::c_int>,
@@ -31,6 +33,46 @@ pub struct blosc2_context_s {
     /// The blocksize of the last chunk compressed with this context (0 before the first one);
     /// `blosc2_ctx_get_cparams` reports it, as C-Blosc2 does.
     pub(crate) last_blocksize: i32,
+}
+
+impl Context {
+    /// The context behind a C pointer (`None` for NULL).
+    ///
+    /// # Safety
+    /// `p` must be NULL or come from [`Context::into_c`] and not be freed yet; no other
+    /// reference to the context may be live.
+    pub(crate) unsafe fn from_c<'a>(p: *mut blosc2_context) -> Option<&'a mut Context> {
+        // SAFETY: the caller guarantees `p` is NULL or a live `Context` given out by `into_c`.
+        unsafe { (p as *mut Context).as_mut() }
+    }
+
+    /// The context behind a C pointer, shared (`None` for NULL).
+    ///
+    /// # Safety
+    /// As [`Context::from_c`], except that other shared references may be live.
+    pub(crate) unsafe fn from_c_ref<'a>(p: *const blosc2_context) -> Option<&'a Context> {
+        // SAFETY: the caller guarantees `p` is NULL or a live `Context` given out by `into_c`.
+        unsafe { (p as *const Context).as_ref() }
+    }
+
+    /// The C pointer of a context.
+    pub(crate) fn as_c(&mut self) -> *mut blosc2_context {
+        self as *mut Context as *mut blosc2_context
+    }
+
+    /// Hand a context to C.
+    pub(crate) fn into_c(ctx: Box<Context>) -> *mut blosc2_context {
+        Box::into_raw(ctx) as *mut blosc2_context
+    }
+
+    /// Take back a context given to C (for freeing it).
+    ///
+    /// # Safety
+    /// As [`Context::from_c`], and `p` not NULL; C must not use it afterwards.
+    pub(crate) unsafe fn from_c_owned(p: *mut blosc2_context) -> Box<Context> {
+        // SAFETY: the caller's guarantees.
+        unsafe { Box::from_raw(p as *mut Context) }
+    }
 }
 
 /// C's `strtol(s, NULL, 10)`: leading white space, an optional sign, then the digits that follow
@@ -146,11 +188,11 @@ pub(crate) fn cparams_refused(cparams: &blosc2_cparams) -> bool {
 }
 
 /// Create a compression context from C parameters (boxed; callbacks get its address).
-pub(crate) fn new_cctx(cparams: &blosc2_cparams) -> Box<blosc2_context_s> {
+pub(crate) fn new_cctx(cparams: &blosc2_cparams) -> Box<Context> {
     let mut p = callbacks::cparams_from_c(cparams);
     apply_env_cparams(&mut p);
-    let mut ctx = Box::new(blosc2_context_s {
-        c: super::tuner::PrivateContext::ZEROED,
+    let mut ctx = Box::new(Context {
+        c: PrivateContext::ZEROED,
         tuner: None,
         kind: Kind::Compress(CParams::default()),
         cparams_c: *cparams,
@@ -165,7 +207,7 @@ pub(crate) fn new_cctx(cparams: &blosc2_cparams) -> Box<blosc2_context_s> {
             // SAFETY: a non-null `preparams` points to the caller's prefilter params.
             unsafe { (*cparams.preparams).user_data }
         };
-        p.prefilter = Some(callbacks::prefilter(f, user, &mut *ctx));
+        p.prefilter = Some(callbacks::prefilter(f, user, ctx.as_c()));
     }
     ctx.c.set_cparams(&p);
     ctx.c.schunk = cparams.schunk;
@@ -175,18 +217,18 @@ pub(crate) fn new_cctx(cparams: &blosc2_cparams) -> Box<blosc2_context_s> {
     ctx
 }
 
-impl Drop for blosc2_context_s {
+impl Drop for Context {
     fn drop(&mut self) {
-        super::tuner::release(self);
+        tuner_release(self);
     }
 }
 
 /// Create a decompression context from C parameters.
-pub(crate) fn new_dctx(dparams: &blosc2_dparams) -> Box<blosc2_context_s> {
+pub(crate) fn new_dctx(dparams: &blosc2_dparams) -> Box<Context> {
     let mut p = callbacks::dparams_from_c(dparams);
     apply_env_dparams(&mut p);
-    let mut ctx = Box::new(blosc2_context_s {
-        c: super::tuner::PrivateContext::ZEROED,
+    let mut ctx = Box::new(Context {
+        c: PrivateContext::ZEROED,
         tuner: None,
         kind: Kind::Decompress(DParams::default()),
         cparams_c: BLOSC2_CPARAMS_DEFAULTS,
@@ -201,7 +243,7 @@ pub(crate) fn new_dctx(dparams: &blosc2_dparams) -> Box<blosc2_context_s> {
             // SAFETY: a non-null `postparams` points to the caller's postfilter params.
             unsafe { (*dparams.postparams).user_data }
         };
-        p.postfilter = Some(callbacks::postfilter(f, user, &mut *ctx));
+        p.postfilter = Some(callbacks::postfilter(f, user, ctx.as_c()));
     }
     ctx.kind = Kind::Decompress(p);
     ctx
@@ -223,12 +265,11 @@ pub unsafe extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blo
             return core::ptr::null_mut();
         }
         let mut ctx = new_cctx(&cparams);
-        if !super::tuner::is_stune(cparams.tuner_id)
-            && super::tuner::init(&mut ctx, cparams.tuner_params).is_err()
+        if !tuner::is_stune(cparams.tuner_id) && tuner_init(&mut ctx, cparams.tuner_params).is_err()
         {
             return core::ptr::null_mut();
         }
-        Box::into_raw(ctx)
+        Context::into_c(ctx)
     })
 }
 
@@ -239,7 +280,9 @@ pub unsafe extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blo
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_context {
     super::plugin_loader::install();
-    guard(core::ptr::null_mut(), || Box::into_raw(new_dctx(&dparams)))
+    guard(core::ptr::null_mut(), || {
+        Context::into_c(new_dctx(&dparams))
+    })
 }
 
 /// Free a context created by `blosc2_create_cctx` or `blosc2_create_dctx` (NULL is ignored).
@@ -250,8 +293,8 @@ pub unsafe extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blo
 pub unsafe extern "C" fn blosc2_free_ctx(context: *mut blosc2_context) {
     guard((), || {
         if !context.is_null() {
-            // SAFETY: the pointer came from Box::into_raw in a create function.
-            drop(unsafe { Box::from_raw(context) });
+            // SAFETY: the pointer came from `Context::into_c` in a create function.
+            drop(unsafe { Context::from_c_owned(context) });
         }
     })
 }
@@ -267,7 +310,9 @@ pub unsafe extern "C" fn blosc2_ctx_get_cparams(
 ) -> c_int {
     guard(Error::Failure.code(), || {
         // SAFETY: checked for NULL; the caller guarantees validity.
-        let (Some(ctx), Some(out)) = (unsafe { ctx.as_ref() }, unsafe { cparams.as_mut() }) else {
+        let (Some(ctx), Some(out)) = (unsafe { Context::from_c_ref(ctx) }, unsafe {
+            cparams.as_mut()
+        }) else {
             return Error::NullPointer.code();
         };
         let Kind::Compress(p) = &ctx.kind else {
@@ -322,7 +367,9 @@ pub unsafe extern "C" fn blosc2_ctx_get_dparams(
 ) -> c_int {
     guard(Error::Failure.code(), || {
         // SAFETY: checked for NULL; the caller guarantees validity.
-        let (Some(ctx), Some(out)) = (unsafe { ctx.as_ref() }, unsafe { dparams.as_mut() }) else {
+        let (Some(ctx), Some(out)) = (unsafe { Context::from_c_ref(ctx) }, unsafe {
+            dparams.as_mut()
+        }) else {
             return Error::NullPointer.code();
         };
         let Kind::Decompress(p) = &ctx.kind else {
@@ -358,7 +405,7 @@ pub unsafe extern "C" fn blosc2_set_maskout(
 ) -> c_int {
     guard(Error::Failure.code(), || {
         // SAFETY: checked for NULL.
-        let Some(ctx) = (unsafe { ctx.as_mut() }) else {
+        let Some(ctx) = (unsafe { Context::from_c(ctx) }) else {
             return Error::NullPointer.code();
         };
         if nblocks < 0 {
@@ -403,6 +450,124 @@ pub extern "C" fn blosc2_get_blosc2_io_defaults() -> blosc2_io {
 #[no_mangle]
 pub extern "C" fn blosc2_get_blosc2_stdio_mmap_defaults() -> blosc2_stdio_mmap {
     BLOSC2_STDIO_MMAP_DEFAULTS
+}
+
+// --- The tuner protocol on a context (the table of tuners is in `tuner.rs`) ---
+
+/// The C pointer of a context, as tuners get it.
+fn c_ptr(ctx: &mut Context) -> *mut blosc2_context {
+    ctx.as_c()
+}
+
+/// Run the tuner's `init` on a new compression context (`config` is `cparams.tuner_params`).
+/// The context's `tuner_id` is set after it, as in the reference.
+pub(crate) fn tuner_init(ctx: &mut Context, config: *mut c_void) -> Result<(), Error> {
+    let id = ctx.cparams_c.tuner_id;
+    let init = tuner::lookup(id, tuner::Need::Init)?
+        .init
+        .ok_or(Error::Failure)?;
+    // SAFETY: the context starts with the private layout tuners are built for; a tuner may
+    // write any field of it (and nothing else: the contract of a C-Blosc2 tuner).
+    let rc = unsafe { init(config, c_ptr(ctx), core::ptr::null_mut()) };
+    if rc < 0 {
+        crate::trace_error!("Error in user-defined tuner {} init function", id);
+        return Err(Error::Tuner);
+    }
+    ctx.tuner = Some(id);
+    ctx.c.tuner_id = id;
+    Ok(())
+}
+
+/// Before compressing `src` into `dest`: let the tuner change the context's parameters `p`
+/// (`next_cparams` once it holds state, else `next_blocksize`).
+pub(crate) fn tuner_before(
+    ctx: &mut Context,
+    p: &mut CParams,
+    src: &[u8],
+    dest: &mut [u8],
+) -> Result<(), Error> {
+    let Some(id) = ctx.tuner else {
+        return Ok(());
+    };
+    let c = &mut ctx.c;
+    c.set_cparams(p);
+    c.src = src.as_ptr();
+    c.dest = dest.as_mut_ptr();
+    c.sourcesize = src.len() as i32;
+    c.srcsize = src.len() as i32;
+    c.destsize = dest.len() as i32;
+    let need = if c.tuner_params.is_null() {
+        tuner::Need::NextBlocksize
+    } else {
+        tuner::Need::NextCparams
+    };
+    let f = match tuner::lookup(id, need) {
+        Ok(f) if c.tuner_params.is_null() => f.next_blocksize,
+        Ok(f) => f.next_cparams,
+        Err(e) => {
+            c.clear_buffers();
+            return Err(e);
+        }
+    };
+    // (present: `lookup` checked it)
+    let f = f.ok_or(Error::Failure)?;
+    // SAFETY: as in `init`; the buffers stay valid for the call (a tuner may read both).
+    let rc = unsafe { f(c_ptr(ctx)) };
+    if rc < 0 {
+        crate::trace_error!("Error in tuner {} next_cparams func", ctx.c.tuner_id);
+        ctx.c.clear_buffers();
+        return Err(Error::Tuner);
+    }
+    ctx.c.get_cparams(p);
+    Ok(())
+}
+
+/// After a chunk of `cbytes` bytes took `seconds` to compress: `update` (when the tuner holds
+/// state). The buffer pointers are cleared afterwards.
+pub(crate) fn tuner_after(ctx: &mut Context, cbytes: i32, seconds: f64) -> Result<(), Error> {
+    let Some(id) = ctx.tuner else {
+        return Ok(());
+    };
+    ctx.c.destsize = cbytes;
+    let rc = if ctx.c.tuner_params.is_null() {
+        Ok(0)
+    } else {
+        tuner::lookup(id, tuner::Need::Update).map(|f| match f.update {
+            // SAFETY: as in `before`.
+            Some(f) => unsafe { f(c_ptr(ctx), seconds) },
+            None => Error::Failure.code(),
+        })
+    };
+    ctx.c.clear_buffers();
+    if rc? < 0 {
+        crate::trace_error!("Error in tuner update func");
+        return Err(Error::Tuner);
+    }
+    Ok(())
+}
+
+/// When a context goes: the tuner's `free` (when it holds state), then what C-Blosc2 frees
+/// with a context (`block_maskout`).
+pub(crate) fn tuner_release(ctx: &mut Context) {
+    if let Some(id) = ctx.tuner.take() {
+        if !ctx.c.tuner_params.is_null() {
+            match tuner::lookup(id, tuner::Need::Free).map(|f| f.free) {
+                // SAFETY: as in `init`; the last call the tuner gets for this context.
+                Ok(Some(f)) => {
+                    if unsafe { f(c_ptr(ctx)) } < 0 {
+                        crate::trace_error!("Error in user-defined tuner free function");
+                    }
+                }
+                _ => crate::trace_error!("Could not free tuner {}", id),
+            }
+        }
+    }
+    if !ctx.c.block_maskout.is_null() {
+        // SAFETY: only a tuner writes this field (b2rs keeps its masks elsewhere), with memory
+        // it allocated for the context to free, as C-Blosc2 frees it.
+        unsafe { libc::free(ctx.c.block_maskout as *mut c_void) };
+        ctx.c.block_maskout = core::ptr::null_mut();
+    }
 }
 
 #[cfg(test)]

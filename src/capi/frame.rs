@@ -16,11 +16,6 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-/// The opaque frame behind `blosc2_frame` (C: `struct blosc2_frame_s`).
-pub struct blosc2_frame_s {
-    _private: (),
-}
-
 /// C compression parameters describing the frame `f`. As in C-Blosc2, `nthreads` is the
 /// global number of threads (`blosc2_set_nthreads`), not the one recorded in the frame.
 fn frame_cparams(f: &Frame) -> blosc2_cparams {

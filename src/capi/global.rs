@@ -7,11 +7,40 @@ use super::types::*;
 use crate::chunk::worker;
 use crate::Error;
 use core::ffi::{c_char, c_int, c_void, CStr};
-use std::sync::atomic::{AtomicI16, Ordering};
+use std::sync::atomic::{AtomicI16, AtomicI32, AtomicU8, Ordering};
 use std::sync::Arc;
+use std::sync::Mutex;
 
 /// Global number of threads (blosc1 API and `blosc2_compress/decompress`).
 pub(crate) static NTHREADS: AtomicI16 = AtomicI16::new(1);
+
+/// The settings of the blosc1-style API (`blosc1_set_compressor`, `blosc1_set_blocksize`,
+/// `blosc1_set_splitmode`, `blosc2_set_delta`), which `blosc2_destroy` resets.
+pub(crate) static COMPRESSOR: AtomicU8 = AtomicU8::new(0);
+pub(crate) static BLOCKSIZE: AtomicI32 = AtomicI32::new(0);
+pub(crate) static SPLITMODE: AtomicI32 = AtomicI32::new(4);
+pub(crate) static DELTA: AtomicI32 = AtomicI32::new(0);
+
+/// The blosc1-style settings back to the defaults (`blosc2_destroy`).
+pub(crate) fn reset_blosc1() {
+    COMPRESSOR.store(0, Ordering::Relaxed);
+    BLOCKSIZE.store(0, Ordering::Relaxed);
+    SPLITMODE.store(4, Ordering::Relaxed);
+    DELTA.store(0, Ordering::Relaxed);
+}
+
+/// Names of user codecs kept as C strings (for `blosc2_compcode_to_compname`).
+pub(crate) static NAMES: Mutex<Vec<(u8, &'static CStr)>> = Mutex::new(Vec::new());
+
+pub(crate) fn user_codec_cname(code: u8) -> Option<&'static CStr> {
+    NAMES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .rev()
+        .find(|(c, _)| *c == code)
+        .map(|(_, n)| *n)
+}
 
 /// Initialise the library. Nothing to do in b2rs: its state is ready from the start. (As in
 /// C-Blosc2, `BLOSC_NTHREADS` is not read here but by the compression and decompression calls.)
@@ -25,7 +54,7 @@ pub extern "C" fn blosc2_init() {
 pub extern "C" fn blosc2_destroy() {
     guard((), || {
         worker::free_worker();
-        super::blosc1::reset();
+        reset_blosc1();
     })
 }
 
@@ -114,7 +143,7 @@ fn codec_cname(code: u8) -> Option<&'static CStr> {
         38 => c"openzl",
         39 => c"j2k",
         40 => c"htj2k",
-        _ => return super::plugins::user_codec_cname(code),
+        _ => return user_codec_cname(code),
     })
 }
 

@@ -7,54 +7,13 @@
 //! `blosc2_vlmeta_get_names` hands out pointers to those names.
 
 use super::context::Kind;
-use super::schunk::{handle, malloc_copy, SchunkHandle};
+use super::schunk::{free_c_meta, new_c_meta};
+use super::schunk::{handle, malloc_copy};
 use super::types::*;
 use super::{guard, slice};
 use crate::Error;
 use core::ffi::{c_char, c_int, c_void, CStr};
 use core::ptr;
-
-/// A `malloc`ed `blosc2_metalayer` with copies of `name` and `content` (NULL when out of
-/// memory).
-pub(crate) fn new_c_meta(name: &str, content: &[u8]) -> *mut blosc2_metalayer {
-    let mut n = Vec::with_capacity(name.len() + 1);
-    n.extend_from_slice(name.as_bytes());
-    n.push(0);
-    let cname = malloc_copy(&n) as *mut c_char;
-    let ccontent = malloc_copy(content);
-    // SAFETY: a C allocation of one struct, written once.
-    unsafe {
-        let m = libc::malloc(core::mem::size_of::<blosc2_metalayer>()) as *mut blosc2_metalayer;
-        if m.is_null() || cname.is_null() || ccontent.is_null() {
-            libc::free(m as *mut c_void);
-            libc::free(cname as *mut c_void);
-            libc::free(ccontent as *mut c_void);
-            return ptr::null_mut();
-        }
-        m.write(blosc2_metalayer {
-            name: cname,
-            content: ccontent,
-            content_len: content.len() as i32,
-        });
-        m
-    }
-}
-
-/// Free a metalayer made by [`new_c_meta`] (NULL is ignored).
-///
-/// # Safety
-/// `m` must be NULL or a metalayer whose pointers were `malloc`ed.
-pub(crate) unsafe fn free_c_meta(m: *mut blosc2_metalayer) {
-    if m.is_null() {
-        return;
-    }
-    // SAFETY: the caller guarantees the allocations.
-    unsafe {
-        libc::free((*m).name as *mut c_void);
-        libc::free((*m).content as *mut c_void);
-        libc::free(m as *mut c_void);
-    }
-}
 
 /// A metalayer name from C (`InvalidParam` for NULL or non-UTF-8 names).
 ///
@@ -202,7 +161,7 @@ unsafe fn with_vl_cparams<R>(
     // SAFETY: a plain context constructor.
     let ctx = unsafe { super::context::blosc2_create_cctx(c) };
     // SAFETY: NULL or the live context just created.
-    let r = match unsafe { ctx.as_ref() }.map(|c| &c.kind) {
+    let r = match unsafe { super::context::Context::from_c_ref(ctx) }.map(|c| &c.kind) {
         Some(Kind::Compress(p)) => f(p),
         _ => {
             crate::trace_error!("Error while creating the compression context");
@@ -420,47 +379,3 @@ pub unsafe extern "C" fn blosc2_vlmeta_get_names(
 // ---------------------------------------------------------------------------------------------
 // n-dimensional super-chunks (b2nd / caterva metalayer) for blosc2_get_slice_nchunks
 // ---------------------------------------------------------------------------------------------
-
-/// Whether the super-chunk holds an n-dimensional array (b2nd or caterva metalayer).
-pub(crate) fn is_ndim(h: &SchunkHandle) -> bool {
-    h.core
-        .metalayers()
-        .iter()
-        .any(|m| m.name == "b2nd" || m.name == "caterva")
-}
-
-/// The chunks of an n-dimensional array that intersect the box `[start, stop)` (C order).
-///
-/// # Safety
-/// `start` and `stop` must be readable for `ndim` entries.
-pub(crate) unsafe fn ndim_slice_nchunks(
-    h: &SchunkHandle,
-    start: *const i64,
-    stop: *const i64,
-) -> Result<Vec<i64>, Error> {
-    let find = |name: &str| {
-        h.core
-            .metalayers()
-            .iter()
-            .find(|m| m.name == name)
-            .map(|m| m.content.as_slice())
-    };
-    let geometry = crate::b2nd::meta::Meta::from_metalayers(find("b2nd"), find("caterva"))
-        .and_then(|m| m.geometry())
-        .map_err(|_| {
-            crate::trace_error!("Cannot read the b2nd metalayer");
-            Error::Data
-        })?;
-    let ndim = geometry.ndim();
-    if ndim == 0 {
-        return Ok(vec![0]);
-    }
-    // SAFETY: the caller guarantees `ndim` entries each.
-    let (start, stop) = unsafe {
-        (
-            core::slice::from_raw_parts(start, ndim),
-            core::slice::from_raw_parts(stop, ndim),
-        )
-    };
-    geometry.slice_nchunks(start, stop)
-}

@@ -20,6 +20,7 @@ pub mod io;
 pub mod meta;
 pub mod plugin_loader;
 pub mod plugins;
+pub mod private_context;
 pub mod schunk;
 pub mod stdio;
 pub mod tuner;

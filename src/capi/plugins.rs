@@ -1,25 +1,13 @@
 //! Registration of user codecs, filters and tuners (area 11 of the API).
 
 use super::callbacks::{CCodec, CFilter};
+use super::global::NAMES;
 use super::guard;
 use super::types::*;
 use crate::registry;
 use crate::Error;
 use core::ffi::{c_char, c_int, CStr};
-use std::sync::{Arc, Mutex};
-
-/// Names of user codecs kept as C strings (for `blosc2_compcode_to_compname`).
-static NAMES: Mutex<Vec<(u8, &'static CStr)>> = Mutex::new(Vec::new());
-
-pub(crate) fn user_codec_cname(code: u8) -> Option<&'static CStr> {
-    NAMES
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .iter()
-        .rev()
-        .find(|(c, _)| *c == code)
-        .map(|(_, n)| *n)
-}
+use std::sync::Arc;
 
 fn name_of(p: *const c_char) -> Option<String> {
     if p.is_null() {

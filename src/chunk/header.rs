@@ -1,9 +1,13 @@
 //! The 16- and 32-byte chunk headers (CHUNK.md §2).
 
-use super::compress::VERSION_FORMAT_VL_BLOCKS;
 use crate::codecs;
 use crate::error::{Error, Result};
 use crate::params::{filter_id, MAX_FILTERS};
+
+/// Chunk format version written for regular chunks.
+pub const VERSION_FORMAT_STABLE: u8 = 5;
+/// Chunk format version written for VL-block chunks.
+pub const VERSION_FORMAT_VL_BLOCKS: u8 = 6;
 
 /// Length of the basic (Blosc 1.x) header.
 pub const MIN_HEADER_LENGTH: usize = 16;

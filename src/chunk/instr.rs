@@ -21,9 +21,9 @@
 //! Dictionaries are not used: C-Blosc2 trains one on the records themselves (timings) and
 //! writes a header without the instrumentation flag, a chunk that decodes to garbage.
 
-use super::compress::{run_value, write_memcpyed, Plan};
 use super::header::{blosc2_flags, flags, EXTENDED_HEADER_LENGTH, MIN_BUFFERSIZE};
 use super::pipeline::{self, PipelineInfo};
+use super::plan::{run_value, write_memcpyed, Plan};
 use super::worker::with_worker;
 use crate::codecs::StreamInfo;
 use crate::error::Result;
@@ -148,7 +148,7 @@ pub(super) fn compress(
         filters: &params.filters,
         filters_meta: &params.filters_meta,
         typesize: plan.typesize,
-        version: super::compress::VERSION_FORMAT_STABLE,
+        version: super::header::VERSION_FORMAT_STABLE,
         stream,
     };
     let codec_info = StreamInfo {

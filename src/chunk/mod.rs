@@ -6,6 +6,7 @@ pub mod decompress;
 pub mod header;
 pub mod instr;
 pub mod pipeline;
+mod plan;
 mod pool_sync;
 pub mod special;
 pub mod worker;

@@ -1,8 +1,10 @@
 //! Special-value chunks (CHUNK.md §5): zeros, NaNs, uninitialised and repeated values.
 
 use super::blocksize::compute_blocksize;
-use super::compress::{check_cparams, VERSION_FORMAT_STABLE};
-use super::header::{flags, Header, Special, EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE};
+use super::header::{
+    flags, Header, Special, EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE, VERSION_FORMAT_STABLE,
+};
+use super::plan::check_cparams;
 use crate::error::{Error, Result};
 use crate::params::CParams;
 

@@ -13,6 +13,7 @@ pub mod zstd;
 
 use crate::error::{Error, Result};
 use crate::registry;
+pub use crate::registry::StreamInfo;
 
 /// Public codec id of BloscLZ.
 pub const BLOSCLZ: u8 = 0;
@@ -304,34 +305,6 @@ pub struct CodecState {
     zstd: zstd::State,
     zlib: zlib::State,
     lz4: lz4::State,
-}
-
-/// What a user codec or filter receives along with the data.
-///
-/// # Examples
-///
-/// ```
-/// use b2rs::codecs::{self, CodecState, StreamInfo};
-/// use b2rs::CParams;
-///
-/// let cparams = CParams::default();
-/// // what a codec sees: no header yet, the compression parameters
-/// let info = StreamInfo { meta: 0, chunk: &[], cparams: Some(&cparams), dparams: None };
-/// let data = vec![9u8; 1000];
-/// let mut out = vec![0u8; 1000];
-/// let n = CodecState::default().compress(codecs::ZLIB, 1, &data, &mut out, None, info).unwrap();
-/// assert!(n > 0 && n < 100);
-/// ```
-#[derive(Clone, Copy)]
-pub struct StreamInfo<'a> {
-    /// The `compcode_meta` byte (codecs) or the filter's meta byte (filters).
-    pub meta: u8,
-    /// The chunk header being built or read.
-    pub chunk: &'a [u8],
-    /// The compression parameters, when compressing.
-    pub cparams: Option<&'a crate::params::CParams>,
-    /// The decompression parameters, when decompressing.
-    pub dparams: Option<&'a crate::params::DParams>,
 }
 
 impl CodecState {

@@ -13,6 +13,7 @@
 //! Python blosc2 is required (tools/test.sh installs it); bloscpack 0.16 is optional like in
 //! tests/bloscpack.rs (skipped without it, except on CI).
 
+#[path = "../../tests/common/mod.rs"]
 mod common;
 
 use common::{run_cmd, Out, Rng, Scratch};

@@ -1,0 +1,138 @@
+//! `b2rs verify FILE`: decode every chunk; exit 1 naming the file and chunk on any damage.
+
+use crate::fail::{d, fail, Res};
+use crate::input::{b2nd_layout, decode_chunk, input_len, open_input, Input};
+use crate::opts::Opts;
+use crate::progress::Progress;
+use b2rs::DParams;
+use std::path::Path;
+
+pub(crate) fn verify(o: &Opts, path: &Path) -> Res<u8> {
+    let input = open_input(path)?;
+    let mut bad: Vec<String> = Vec::new();
+    let dp = DParams {
+        nthreads: o.threads,
+        ..DParams::default()
+    };
+    let mut nchunks = 0i64;
+    let mut total = 0u64;
+    let len = input_len(&input, path).unwrap_or(0);
+    let mut prog = Progress::new("verify", len, o.quiet);
+    match &input {
+        Input::Frame(f) | Input::B2nd(f, _) => {
+            let want = match &input {
+                Input::B2nd(f, m) => match b2nd_layout(f, m, path) {
+                    Ok(l) => Some(l.chunk_bytes()),
+                    Err(e) => {
+                        bad.push(e.msg);
+                        None
+                    }
+                },
+                _ => None,
+            };
+            nchunks = f.nchunks();
+            let mut buf = Vec::new();
+            for n in 0..nchunks {
+                match decode_chunk(f, n, &dp, &mut buf) {
+                    Ok(()) => {
+                        if let Some(w) = want {
+                            if buf.len() != w {
+                                bad.push(format!(
+                                    "{}: chunk {n}: holds {} bytes, the b2nd array needs {w}",
+                                    d(path),
+                                    buf.len()
+                                ));
+                            }
+                        }
+                        total += buf.len() as u64;
+                        prog.add(buf.len() as u64);
+                    }
+                    Err(e) => bad.push(format!("{}: {e}", d(path))),
+                }
+            }
+            if bad.is_empty() && total != f.nbytes().max(0) as u64 {
+                bad.push(format!(
+                    "{}: the chunks hold {total} bytes, the frame header says {}",
+                    d(path),
+                    f.nbytes()
+                ));
+            }
+        }
+        Input::Blp(_) => {
+            let Input::Blp(mut r) = input else {
+                unreachable!()
+            };
+            r.set_dparams(dp);
+            let h = *r.header();
+            let mut buf = Vec::new();
+            if h.offsets && h.nchunks >= 0 {
+                nchunks = h.nchunks;
+                for i in 0..h.nchunks as u64 {
+                    match r.read_chunk_into(i, &mut buf) {
+                        Ok(()) => {
+                            total += buf.len() as u64;
+                            prog.add(buf.len() as u64);
+                        }
+                        Err(e) => bad.push(format!(
+                            "{}: chunk {i}: {}",
+                            d(path),
+                            strip_chunk(&e.to_string(), i)
+                        )),
+                    }
+                }
+            } else {
+                loop {
+                    match r.read_next_chunk_into(&mut buf) {
+                        Ok(true) => {
+                            nchunks += 1;
+                            total += buf.len() as u64;
+                            prog.add(buf.len() as u64);
+                        }
+                        Ok(false) => break,
+                        Err(e) => {
+                            bad.push(format!("{}: {e}", d(path)));
+                            break;
+                        }
+                    }
+                }
+            }
+            if bad.is_empty() {
+                if let Some(n) = h.nbytes() {
+                    if n != total {
+                        bad.push(format!(
+                            "{}: the chunks hold {total} bytes, the header says {n}",
+                            d(path)
+                        ));
+                    }
+                }
+            }
+            prog.finish();
+            return report(path, bad, nchunks, total);
+        }
+    }
+    prog.finish();
+    report(path, bad, nchunks, total)
+}
+
+/// "chunk 3: chunk 3: x" → "chunk 3: x".
+pub(crate) fn strip_chunk(msg: &str, i: u64) -> String {
+    msg.strip_prefix(&format!("chunk {i}: "))
+        .unwrap_or(msg)
+        .to_string()
+}
+
+pub(crate) fn report(path: &Path, bad: Vec<String>, nchunks: i64, total: u64) -> Res<u8> {
+    if bad.is_empty() {
+        println!("{}: OK ({nchunks} chunks, {total} bytes)", d(path));
+        return Ok(0);
+    }
+    for b in &bad {
+        eprintln!("b2rs: {b}");
+    }
+    fail(format!(
+        "{}: damaged ({} problem{})",
+        d(path),
+        bad.len(),
+        if bad.len() == 1 { "" } else { "s" }
+    ))
+}

@@ -39,6 +39,8 @@ pub mod filters;
 pub mod frame;
 pub mod params;
 pub mod registry;
+#[cfg(feature = "remote")]
+pub mod remote;
 pub mod schunk;
 
 #[cfg(feature = "capi")]

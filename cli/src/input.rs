@@ -22,6 +22,12 @@ pub(crate) enum Input {
 }
 
 pub(crate) fn open_input(path: &Path) -> Res<Input> {
+    if let Some(url) = path.to_str().filter(|p| b2rs::remote::is_url(p)) {
+        // a frame or array on an object store or HTTP server: read through ranges
+        let frame = Frame::open_path(path, 0, b2rs::remote::shared())
+            .map_err(|e| format!("{url}: cannot open the remote frame: {e}"))?;
+        return classify(frame, path);
+    }
     let md = std::fs::metadata(path).map_err(|e| format!("{}: {e}", d(path)))?;
     if !md.is_dir() {
         let mut magic = [0u8; 4];
@@ -55,6 +61,11 @@ pub(crate) fn open_input(path: &Path) -> Res<Input> {
             }
         )
     })?;
+    classify(frame, path)
+}
+
+/// A frame, or a b2nd array when its metalayers say so.
+fn classify(frame: Frame, path: &Path) -> Res<Input> {
     let find = |name: &str| {
         frame
             .metalayers()

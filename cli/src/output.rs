@@ -7,7 +7,7 @@ use crate::nd::{self, Layout};
 use crate::opts::Opts;
 use b2rs::b2nd::Meta;
 use b2rs::bloscpack::{self, PackParams};
-use b2rs::frame::{Frame, FrameParams, Location, StdIo};
+use b2rs::frame::{Frame, FrameParams, Io, Location, StdIo};
 use b2rs::params::filter_id;
 use b2rs::CParams;
 use std::fs::File;
@@ -88,6 +88,25 @@ pub(crate) fn default_cparams() -> CParams {
 /// Where a frame goes; an existing output is replaced (a directory only if it is a sparse
 /// frame).
 pub(crate) fn out_location(path: &Path, sparse: bool) -> Res<Location> {
+    if let Some(url) = remote_url(path) {
+        if !url
+            .get(..5)
+            .is_some_and(|p| p.eq_ignore_ascii_case("s3://"))
+        {
+            return fail(format!(
+                "{url}: an HTTP server is read-only (write to s3:// URLs)"
+            ));
+        }
+        // an object store: the frame replaces what is there when it is uploaded
+        return Ok(if sparse {
+            Location::Dir(path.to_path_buf())
+        } else {
+            Location::File {
+                path: path.to_path_buf(),
+                offset: 0,
+            }
+        });
+    }
     if let Ok(md) = std::fs::symlink_metadata(path) {
         if md.is_dir() {
             if !path.join("chunks.b2frame").is_file() {
@@ -112,7 +131,37 @@ pub(crate) fn out_location(path: &Path, sparse: bool) -> Res<Location> {
     })
 }
 
+/// `path` as a remote URL (`s3://`, `http(s)://`), if it is one.
+pub(crate) fn remote_url(path: &Path) -> Option<&str> {
+    path.to_str().filter(|p| b2rs::remote::is_url(p))
+}
+
+/// The I/O back-end of an output frame: remote for URLs, else files.
+fn out_io(path: &Path) -> Arc<dyn Io> {
+    if remote_url(path).is_some() {
+        b2rs::remote::shared()
+    } else {
+        Arc::new(StdIo)
+    }
+}
+
+/// Make a written frame durable: a frame on `s3://` is uploaded now.
+fn finish(mut frame: Frame, out: &Path) -> Res<()> {
+    match frame.flush() {
+        Ok(()) => Ok(()),
+        Err(e) => fail(format!("{}: cannot store the frame: {e}", d(out))),
+    }
+}
+
 pub(crate) fn remove_output(path: &Path) {
+    if remote_url(path).is_some() {
+        // what a failed write uploaded (the frame is flushed when dropped, as a file keeps
+        // what was written): removed, as a local output is
+        let io = b2rs::remote::shared();
+        let _ = io.remove_file(path);
+        let _ = io.remove_file(&path.join(b2rs::frame::INDEX_NAME));
+        return;
+    }
     if path.is_dir() {
         if path.join("chunks.b2frame").is_file() {
             let _ = std::fs::remove_dir_all(path);
@@ -146,7 +195,7 @@ pub(crate) fn write_frame(
 ) -> Res<()> {
     let loc = out_location(out, sparse)?;
     let fp = FrameParams::from_cparams(cp, cp.nthreads);
-    let mut frame = Frame::create(loc, &fp, Arc::new(StdIo))
+    let mut frame = Frame::create(loc, &fp, out_io(out))
         .map_err(|e| format!("{}: cannot create the frame: {e}", d(out)))?;
     let cs = chunk_size.max(1);
     let mut buf = vec![0u8; (cs as u64).min(len.max(1)) as usize];
@@ -169,7 +218,7 @@ pub(crate) fn write_frame(
     if total != len {
         return fail(format!("{}: {total} bytes read, {len} expected", d(inp)));
     }
-    Ok(())
+    finish(frame, out)
 }
 
 pub(crate) struct B2ndSpec {
@@ -298,7 +347,7 @@ pub(crate) fn write_b2nd(
         .map_err(|e| format!("{}: cannot encode the b2nd metalayer: {e}", d(out)))?;
     let loc = out_location(out, sparse)?;
     let fp = FrameParams::from_cparams(&cp, cp.nthreads);
-    let mut frame = Frame::create(loc, &fp, Arc::new(StdIo))
+    let mut frame = Frame::create(loc, &fp, out_io(out))
         .map_err(|e| format!("{}: cannot create the frame: {e}", d(out)))?;
     frame
         .add_metalayer("b2nd", &serialized)
@@ -330,7 +379,7 @@ pub(crate) fn write_b2nd(
     if read_full(src, &mut extra).map_err(|e| rerr(inp, e))? != 0 {
         return fail(format!("{}: holds more data than the shape", d(inp)));
     }
-    Ok(())
+    finish(frame, out)
 }
 
 pub(crate) fn write_blp(
@@ -402,6 +451,11 @@ pub(crate) fn encode(
         OutFormat::Blp => {
             if sparse {
                 return usage("--sparse applies to frames only");
+            }
+            if let Some(url) = remote_url(out) {
+                return fail(format!(
+                    "{url}: Bloscpack files are written to local paths only"
+                ));
             }
             write_blp(src, inp, len, &cp, chunk_size, out)
         }

@@ -5,9 +5,11 @@
 //! [`Frame`]; their C struct shows a non-NULL opaque `frame` and a NULL `data`, as C-Blosc2's.
 
 use super::guard;
-use super::schunk::{core_io, handle, malloc_copy, new_schunk_with, urlpath_str, SchunkHandle};
+use super::schunk::{
+    file_io, handle, io_for_path, malloc_copy, new_schunk_with, urlpath_str, SchunkHandle,
+};
 use super::types::*;
-use crate::frame::{Frame, StdIo};
+use crate::frame::Frame;
 use crate::schunk::Schunk;
 use crate::Error;
 use core::ffi::{c_char, c_int};
@@ -121,7 +123,7 @@ unsafe fn open_impl(
         .copied()
         .unwrap_or(BLOSC2_IO_DEFAULTS);
     // SAFETY: caller's contract for the back-end params.
-    let cio = match unsafe { core_io(&io) } {
+    let cio = match unsafe { io_for_path(&io, &path) } {
         Ok(c) => c,
         Err(_) => return ptr::null_mut(),
     };
@@ -431,8 +433,10 @@ pub unsafe extern "C" fn blosc2_schunk_to_file(
             }
             Err(e) => return e.code() as i64,
         };
-        let r = cframe_of(h).and_then(|b| {
-            crate::frame::io::write_file(&StdIo, Path::new(&path), &b)?;
+        let r = file_io(&path).and_then(|io| {
+            let b = cframe_of(h)?;
+            crate::frame::io::write_file(io.as_ref(), Path::new(&path), &b)?;
+            io.flush(Path::new(&path))?;
             Ok(b.len() as i64)
         });
         match r {
@@ -466,8 +470,12 @@ pub unsafe extern "C" fn blosc2_schunk_append_file(
             }
             Err(e) => return e.code() as i64,
         };
-        let r = cframe_of(h)
-            .and_then(|b| Frame::append_file(Path::new(&path), &b, &StdIo).map(|o| o as i64));
+        let r = file_io(&path).and_then(|io| {
+            let b = cframe_of(h)?;
+            let at = Frame::append_file(Path::new(&path), &b, io.as_ref())?;
+            io.flush(Path::new(&path))?;
+            Ok(at as i64)
+        });
         match r {
             Ok(n) => n,
             Err(e) => e.code() as i64,

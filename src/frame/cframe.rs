@@ -371,6 +371,11 @@ impl Frame {
         if !matches!(self.storage, Storage::Memory(_)) {
             self.disk_header = header;
         }
+        // a sparse frame is made durable at the end of every change (a remote back-end uploads
+        // the chunk objects, then the index)
+        if let Storage::Dir { path, io } = &self.storage {
+            io.flush(path)?;
+        }
         Ok(())
     }
 
@@ -425,7 +430,7 @@ impl Frame {
         match io.replace_file(&tmp, &index) {
             Ok(true) => Ok(true),
             r => {
-                let _ = std::fs::remove_file(&tmp);
+                let _ = io.remove_file(&tmp);
                 r.map(|_| false)
             }
         }

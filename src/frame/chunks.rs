@@ -301,7 +301,7 @@ impl Frame {
         let off = self.offsets.get(i)?;
         if let Storage::Dir { path, io } = &self.storage {
             let len = sframe::chunk_file_len(path, io.as_ref(), off)?;
-            sframe::remove_chunk(path, off)?;
+            sframe::remove_chunk(path, io.as_ref(), off)?;
             self.cbytes = (self.cbytes - len as i64).max(0);
         }
         Ok(())
@@ -631,7 +631,7 @@ impl Frame {
             if let Storage::Dir { path, io } = &self.storage {
                 for &off in &gone_files {
                     let len = sframe::chunk_file_len(path, io.as_ref(), off)?;
-                    sframe::remove_chunk(path, off)?;
+                    sframe::remove_chunk(path, io.as_ref(), off)?;
                     self.cbytes = (self.cbytes - len as i64).max(0);
                 }
             }

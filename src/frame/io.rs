@@ -194,6 +194,101 @@ pub trait Io: Send + Sync {
         let _ = (from, to);
         Ok(false)
     }
+
+    /// Whether `path` is a directory (a sparse frame) rather than a file (a contiguous frame);
+    /// an error when it is neither. By default, what the file system says.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::io::{Io, StdIo};
+    ///
+    /// assert!(StdIo.is_dir(&std::env::temp_dir()).unwrap());
+    /// assert!(StdIo.is_dir(std::path::Path::new("/no/such/path")).is_err());
+    /// ```
+    fn is_dir(&self, path: &Path) -> Result<bool> {
+        let md = std::fs::metadata(path).map_err(|_| {
+            crate::trace_error!("Cannot get information about the path {}", path.display());
+            Error::FileOpen
+        })?;
+        Ok(md.is_dir())
+    }
+
+    /// Forget what the back-end holds in memory of `path` and of the files below it (a
+    /// remote back-end's cached ranges), so the next read sees the stored bytes; a no-op by
+    /// default.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::io::{Io, StdIo};
+    ///
+    /// StdIo.forget(std::path::Path::new("any")); // nothing held
+    /// ```
+    fn forget(&self, path: &Path) {
+        let _ = path;
+    }
+
+    /// Make sure the directory `dir` of a sparse frame exists, and list the files in it
+    /// (`None` when the back-end cannot list: an object store). By default, the file system.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::io::{Io, StdIo};
+    ///
+    /// let dir = std::env::temp_dir().join(format!("b2rs-doc-{}.d", std::process::id()));
+    /// std::fs::create_dir_all(&dir).unwrap();
+    /// std::fs::write(dir.join("x"), b"1").unwrap();
+    /// assert_eq!(StdIo.prepare_dir(&dir).unwrap(), Some(vec![dir.join("x")]));
+    /// std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
+    fn prepare_dir(&self, dir: &Path) -> Result<Option<Vec<std::path::PathBuf>>> {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            crate::trace_error!("Cannot create the directory {}: {}", dir.display(), e);
+            Error::FileOpen
+        })?;
+        let entries = std::fs::read_dir(dir).map_err(|_| Error::FileOpen)?;
+        let mut v: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+        v.sort();
+        Ok(Some(v))
+    }
+
+    /// Delete the file at `path`. By default, the file system.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::io::{Io, StdIo};
+    /// use b2rs::Error;
+    ///
+    /// let p = std::env::temp_dir().join(format!("b2rs-doc-{}.rm", std::process::id()));
+    /// std::fs::write(&p, b"1").unwrap();
+    /// StdIo.remove_file(&p).unwrap();
+    /// assert_eq!(StdIo.remove_file(&p), Err(Error::FileRemove));
+    /// ```
+    fn remove_file(&self, path: &Path) -> Result<()> {
+        std::fs::remove_file(path).map_err(|e| {
+            crate::trace_error!("Cannot remove {}: {}", path.display(), e);
+            Error::FileRemove
+        })
+    }
+
+    /// Make what was written at `path` (and below it) durable where the back-end defers it:
+    /// a remote back-end uploads its staged objects. A no-op by default (files are written
+    /// in place).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::io::{Io, StdIo};
+    ///
+    /// StdIo.flush(std::path::Path::new("any")).unwrap();
+    /// ```
+    fn flush(&self, path: &Path) -> Result<()> {
+        let _ = path;
+        Ok(())
+    }
 }
 
 fn rename(from: &Path, to: &Path) -> Result<bool> {

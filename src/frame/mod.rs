@@ -40,6 +40,7 @@ pub use io::{Io, IoHandle, LockingStdIo, OpenMode, StdIo};
 pub use lock::{FrameLock, LockMode};
 pub use mmap::{MmapIo, MmapMode};
 pub use params::{FrameParams, Location, Metalayer};
+pub use sframe::INDEX_NAME;
 
 use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH};
 use crate::error::{Error, Result};

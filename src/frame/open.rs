@@ -159,11 +159,7 @@ impl Frame {
     /// std::fs::remove_dir_all(&dir).unwrap();
     /// ```
     pub fn open_path(path: &Path, offset: u64, io: Arc<dyn Io>) -> Result<Frame> {
-        let md = std::fs::metadata(path).map_err(|_| {
-            crate::trace_error!("Cannot get information about the path {}", path.display());
-            Error::FileOpen
-        })?;
-        if md.is_dir() {
+        if io.is_dir(path)? {
             if offset != 0 {
                 crate::trace_error!("Sparse frames cannot be opened at an offset");
                 return Err(Error::InvalidParam);

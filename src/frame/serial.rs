@@ -271,11 +271,11 @@ impl Frame {
     /// let len = frame.len();
     /// assert_eq!(frame.into_bytes().unwrap().len() as i64, len);
     /// ```
-    pub fn into_bytes(self) -> Result<Vec<u8>> {
-        match self.storage {
-            Storage::Memory(v) => Ok(v.into_vec()),
-            _ => self.to_bytes(),
+    pub fn into_bytes(mut self) -> Result<Vec<u8>> {
+        if let Storage::Memory(v) = &mut self.storage {
+            return Ok(std::mem::replace(v, MemBuf::Owned(Vec::new())).into_vec());
         }
+        self.to_bytes()
     }
 
     /// Write a copy of this frame at `loc` (which must not be this frame's own location) and

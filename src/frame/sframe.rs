@@ -35,16 +35,12 @@ fn is_chunk_file_name(name: &str) -> bool {
 /// Create the directory of a new sparse frame (removing the index and chunk files of a
 /// previous one) and an empty index file.
 pub(super) fn create_dir(dir: &Path, io: &dyn Io) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| {
-        crate::trace_error!("Cannot create the directory {}: {}", dir.display(), e);
-        Error::FileOpen
-    })?;
-    let entries = std::fs::read_dir(dir).map_err(|_| Error::FileOpen)?;
-    for e in entries.flatten() {
-        let name = e.file_name();
-        let name = name.to_string_lossy();
-        if name == INDEX_NAME || is_chunk_file_name(&name) {
-            std::fs::remove_file(e.path()).map_err(|_| Error::FileRemove)?;
+    if let Some(files) = io.prepare_dir(dir)? {
+        for p in files {
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+            if name.is_some_and(|n| n == INDEX_NAME || is_chunk_file_name(&n)) {
+                io.remove_file(&p)?;
+            }
         }
     }
     drop(io.open(&index_path(dir), OpenMode::Create)?);
@@ -74,12 +70,8 @@ pub(super) fn chunk_file_len(dir: &Path, io: &dyn Io, n: i64) -> Result<u64> {
 }
 
 /// Delete chunk file number `n`.
-pub(super) fn remove_chunk(dir: &Path, n: i64) -> Result<()> {
-    let p = chunk_path(dir, n)?;
-    std::fs::remove_file(&p).map_err(|e| {
-        crate::trace_error!("Cannot remove {}: {}", p.display(), e);
-        Error::FileRemove
-    })
+pub(super) fn remove_chunk(dir: &Path, io: &dyn Io, n: i64) -> Result<()> {
+    io.remove_file(&chunk_path(dir, n)?)
 }
 
 /// The number for a new chunk file: the largest in use plus one.

@@ -118,7 +118,7 @@ impl Frame {
             // frame since this one last saw it: looked at when the outermost "lock" is
             // taken (the operations nested inside see the state it found).
             let changed = if self.soft_depth == 0 {
-                self.sync()?
+                self.sync_stored()?
             } else {
                 false
             };
@@ -227,6 +227,43 @@ impl Frame {
     /// std::fs::remove_file(&path).unwrap();
     /// ```
     pub fn sync(&mut self) -> Result<bool> {
+        self.forget_cached();
+        self.sync_stored()
+    }
+
+    /// Drop what the I/O back-end caches of this frame (a remote back-end's ranges): asked
+    /// by [`Frame::sync`] and [`Frame::refresh`], so they read what is stored now; the
+    /// operations themselves look at the cached header.
+    fn forget_cached(&self) {
+        match &self.storage {
+            Storage::Memory(_) => {}
+            Storage::File { path, io, .. } | Storage::Dir { path, io } => io.forget(path),
+        }
+    }
+
+    /// Make the frame's changes durable where its I/O back-end defers them: a contiguous
+    /// frame on `s3://` is uploaded now (a sparse one is at the end of every change). Also
+    /// done when the frame is dropped (an error then only traced); a no-op for files and
+    /// memory.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    ///
+    /// let mut f = Frame::create(Location::Memory, &FrameParams::default(), Arc::new(StdIo)).unwrap();
+    /// f.flush().unwrap();
+    /// ```
+    pub fn flush(&mut self) -> Result<()> {
+        match &self.storage {
+            Storage::Memory(_) => Ok(()),
+            Storage::File { path, io, .. } | Storage::Dir { path, io } => io.flush(path),
+        }
+    }
+
+    /// [`Frame::sync`] without forgetting the back-end's cache.
+    fn sync_stored(&mut self) -> Result<bool> {
         if self.lock.is_some() {
             let changed = self.lock(LockMode::Shared)?;
             self.unlock()?;
@@ -287,6 +324,7 @@ impl Frame {
     /// std::fs::remove_file(&path).unwrap();
     /// ```
     pub fn refresh(&mut self) -> Result<()> {
+        self.forget_cached();
         if self.lock.is_some() {
             self.lock(LockMode::Shared)?;
             let r = self.reload();
@@ -311,5 +349,13 @@ impl Frame {
         };
         *self = cframe::load(storage)?;
         Ok(())
+    }
+}
+
+impl Drop for Frame {
+    fn drop(&mut self) {
+        if let Err(e) = self.flush() {
+            crate::trace_error!("The frame could not be flushed when dropped: {}", e);
+        }
     }
 }

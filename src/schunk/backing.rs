@@ -239,6 +239,25 @@ impl Schunk {
         Ok(())
     }
 
+    /// Make the changes durable where the frame's I/O back-end defers them (a contiguous
+    /// frame on `s3://` is uploaded; see [`Frame::flush`]); a no-op in memory.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// let mut sc = Schunk::new(CParams::default(), DParams::default());
+    /// sc.flush().unwrap();
+    /// ```
+    pub fn flush(&mut self) -> Result<()> {
+        match &mut self.store {
+            Store::Frame(f) => f.flush(),
+            _ => Ok(()),
+        }
+    }
+
     /// Re-read counters and metalayers after the frame was read again from its storage.
     pub(super) fn reloaded(&mut self) {
         self.load_from_frame();

@@ -174,6 +174,17 @@ pub(super) unsafe fn path_of<'a>(urlpath: *const c_char) -> R<&'a Path> {
     Ok(Path::new(s))
 }
 
+/// [`path_of`] for writing: a remote URL is refused (not built yet).
+///
+/// # Safety
+/// As [`path_of`].
+unsafe fn write_path_of<'a>(urlpath: *const c_char) -> R<&'a Path> {
+    // SAFETY: forwarded.
+    let p = unsafe { path_of(urlpath) }?;
+    crate::capi::schunk::refuse_remote_write(&p.to_string_lossy())?;
+    Ok(p)
+}
+
 /// Open the array stored at `urlpath` (a `.b2nd` contiguous frame file or a sparse frame
 /// directory), backed by it (as `blosc2_schunk_open`).
 ///
@@ -219,7 +230,7 @@ pub unsafe extern "C" fn b2nd_open_offset(
 pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_char) -> c_int {
     guard(Error::Failure.code(), || {
         // SAFETY: forwarded.
-        let r = unsafe { path_of(urlpath) }.and_then(|p| {
+        let r = unsafe { write_path_of(urlpath) }.and_then(|p| {
             // SAFETY: forwarded.
             let bytes = unsafe { with_array(array, |a| a.to_cframe()) }?;
             // SAFETY: checked live by with_array; the storage is NULL or ours.
@@ -233,7 +244,8 @@ pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_c
             } else {
                 Location::Dir(p.to_path_buf())
             };
-            Frame::from_bytes(bytes)?.copy_to(loc, Arc::new(StdIo))?;
+            let io = crate::capi::schunk::file_io(&p.to_string_lossy())?;
+            Frame::from_bytes(bytes)?.copy_to(loc, io)?.flush()?;
             Ok(())
         });
         code(r)
@@ -256,10 +268,13 @@ pub unsafe extern "C" fn b2nd_save_append(
             return Error::InvalidParam.code() as i64;
         }
         // SAFETY: forwarded.
-        let r = unsafe { path_of(urlpath) }.and_then(|p| {
+        let r = unsafe { write_path_of(urlpath) }.and_then(|p| {
             // SAFETY: forwarded.
             let bytes = unsafe { with_array(array, |a| a.to_cframe()) }?;
-            Frame::append_file(p, &bytes, &StdIo)
+            let io = crate::capi::schunk::file_io(&p.to_string_lossy())?;
+            let at = Frame::append_file(p, &bytes, io.as_ref())?;
+            io.flush(p)?;
+            Ok(at)
         });
         match r {
             Ok(off) => off as i64,

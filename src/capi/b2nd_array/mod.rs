@@ -23,13 +23,12 @@ use super::schunk::{handle, SchunkHandle};
 use super::types::*;
 use crate::b2nd::array::{concatenate, concatenate_into, Array, Fill};
 use crate::b2nd::{Geometry, Meta, MAX_DIM, METALAYER_NAME};
-use crate::frame::{Frame, Location, LockMode, StdIo};
+use crate::frame::{Frame, Location, LockMode};
 use crate::schunk::Schunk;
 use crate::Error;
 use core::ffi::{c_char, c_int, c_void, CStr};
 use std::path::Path;
 use std::ptr;
-use std::sync::Arc;
 
 type R<T> = Result<T, Error>;
 
@@ -442,14 +441,18 @@ pub unsafe extern "C" fn b2nd_free(array: *mut b2nd_array_t) -> c_int {
         // SAFETY: made by Box::into_raw in this module and owned by the caller.
         let a = unsafe { Box::from_raw(array) };
         // SAFETY: the super-chunk is NULL or owned by the array; the buffers are malloc'ed.
-        unsafe {
-            if !a.sc.is_null() {
-                super::schunk::blosc2_schunk_free(a.sc);
-            }
+        let rc = unsafe {
+            let rc = if a.sc.is_null() {
+                0
+            } else {
+                // a frame on `s3://` is uploaded here: its error is returned
+                super::schunk::blosc2_schunk_free(a.sc)
+            };
             libc::free(a.dtype as *mut c_void);
             libc::free(a.chunk_cache.data as *mut c_void);
-        }
-        0
+            rc
+        };
+        rc.min(0)
     })
 }
 

@@ -439,6 +439,68 @@ pub(crate) unsafe fn urlpath_str(p: *const core::ffi::c_char) -> Result<Option<S
     Ok(Some(s.strip_prefix("file:///").unwrap_or(s).to_string()))
 }
 
+/// Whether `path` is a remote URL (`s3://`, `http://`, `https://`).
+pub(crate) fn is_remote(path: &str) -> bool {
+    #[cfg(feature = "remote")]
+    return crate::remote::is_url(path);
+    #[cfg(not(feature = "remote"))]
+    return ["s3://", "http://", "https://"]
+        .iter()
+        .any(|p| path.len() >= p.len() && path[..p.len()].eq_ignore_ascii_case(p));
+}
+
+/// Refuse to create or write a frame at an `http(s)://` URL (read-only); `s3://` is
+/// writable.
+pub(crate) fn refuse_remote_write(path: &str) -> Result<(), Error> {
+    let s3 = path.len() >= 5 && path[..5].eq_ignore_ascii_case("s3://");
+    if is_remote(path) && !s3 {
+        crate::trace_error!(
+            "{}: an HTTP server is read-only (write to s3:// URLs)",
+            path
+        );
+        return Err(Error::FileWrite);
+    }
+    Ok(())
+}
+
+/// The back-end that writes a whole frame file at `path` (remote for `s3://`); flush it
+/// after the write.
+pub(crate) fn file_io(path: &str) -> Result<std::sync::Arc<dyn crate::frame::Io>, Error> {
+    refuse_remote_write(path)?;
+    if is_remote(path) {
+        #[cfg(feature = "remote")]
+        return Ok(crate::remote::shared());
+        #[cfg(not(feature = "remote"))]
+        {
+            crate::trace_error!("{}: this b2rs was built without remote URLs", path);
+            return Err(Error::FileOpen);
+        }
+    }
+    Ok(std::sync::Arc::new(crate::frame::StdIo))
+}
+
+/// The I/O back-end for the frame at `path`: the remote one for `s3://` and `http(s)://`
+/// URLs opened with the default filesystem back-end, else the one `io` selects.
+///
+/// # Safety
+/// As [`core_io`].
+pub(crate) unsafe fn io_for_path(
+    io: &blosc2_io,
+    path: &str,
+) -> Result<std::sync::Arc<dyn crate::frame::Io>, Error> {
+    if is_remote(path) && io.id as c_int == super::consts::BLOSC2_IO_FILESYSTEM {
+        #[cfg(feature = "remote")]
+        return Ok(crate::remote::shared());
+        #[cfg(not(feature = "remote"))]
+        {
+            crate::trace_error!("{}: this b2rs was built without remote URLs", path);
+            return Err(Error::FileOpen);
+        }
+    }
+    // SAFETY: caller's contract.
+    unsafe { core_io(io) }
+}
+
 /// Whether the `BLOSC_LOCKING` environment variable turns file locking on (set, not empty
 /// and not "0").
 fn locking_env() -> bool {
@@ -481,6 +543,11 @@ pub(crate) unsafe fn new_storage_schunk(
         Ok(p) => p,
         Err(_) => return ptr::null_mut(),
     };
+    if let Some(p) = &path {
+        if refuse_remote_write(p).is_err() {
+            return ptr::null_mut();
+        }
+    }
     let contiguous = st.contiguous != 0;
     if !contiguous && path.is_none() {
         // SAFETY: forwarded caller guarantees.
@@ -497,7 +564,10 @@ pub(crate) unsafe fn new_storage_schunk(
     };
     let mut make = |c: CParams, d: DParams| -> crate::Result<Schunk> {
         // SAFETY: caller's contract for `io`.
-        let cio = unsafe { core_io(io) }?;
+        let cio = match &path {
+            Some(p) => unsafe { io_for_path(io, p) }?,
+            None => unsafe { core_io(io) }?,
+        };
         let fp = crate::frame::FrameParams::from_cparams(&c, d.nthreads);
         let f = Frame::create(loc.clone(), &fp, cio)?;
         Ok(Schunk::with_frame(c, d, f))
@@ -596,8 +666,13 @@ pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int
                 h.extra_owners -= 1;
                 return 0;
             }
+            // a frame on `s3://` is uploaded now: its error is this call's
+            let flushed = h.core.flush();
             // SAFETY: the caller guarantees a live super-chunk.
             unsafe { free_schunk_c(schunk) };
+            if let Err(e) = flushed {
+                return e.code();
+            }
         }
         0
     })

@@ -1,0 +1,1027 @@
+//! Frames and arrays read from HTTP servers and S3-compatible stores (src/remote), all on
+//! 127.0.0.1: a small Python server that honours `Range` and logs every request
+//! (tests/servers/range_http.py), and moto's S3 server (`moto_server`, installed by
+//! tools/fetch-reference.sh). Contiguous and sparse frames written by b2rs and arrays written
+//! by the reference (Python blosc2) read back through both schemes, from Rust, from a C
+//! program and from the CLI; what one chunk read costs in requests and bytes; parallel
+//! readers; faults (5xx then success, truncated replies, 403/404, a stopped server, slow
+//! replies past the time limit, damaged objects).
+
+mod common;
+
+use b2rs::frame::{Frame, FrameParams, Io, Location, StdIo};
+use b2rs::remote::{s3::S3Config, Client, Credentials, RemoteIo};
+use b2rs::{CParams, DParams, Error};
+use common::{Rng, Scratch};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn in_ci() -> bool {
+    std::env::var_os("CI").is_some_and(|v| !v.is_empty())
+}
+
+/// Skip (locally) or fail (on CI) when a tool the test needs is missing.
+fn require(ok: bool, test: &str, what: &str) -> bool {
+    if !ok {
+        assert!(
+            !in_ci(),
+            "{test}: {what} missing on CI (tools/fetch-reference.sh installs it)"
+        );
+        common::skip(test, &format!("{what} missing"));
+    }
+    ok
+}
+
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn wait_port(port: u16) {
+    let t0 = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "server on port {port} never came up"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+impl Server {
+    /// tests/servers/range_http.py serving `root`.
+    fn http(root: &Path, extra: &[&str]) -> Server {
+        let script = common::repo_root().join("tests/servers/range_http.py");
+        let mut child = Command::new("python3")
+            .arg(&script)
+            .arg(root)
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python3 tests/servers/range_http.py");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line
+            .trim()
+            .strip_prefix("PORT ")
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("range_http.py said {line:?}"));
+        Server { child, port }
+    }
+
+    /// moto's S3 server, if installed.
+    fn moto() -> Option<Server> {
+        if !common::have_command("moto_server") {
+            return None;
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new("moto_server")
+            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        wait_port(port);
+        Some(Server { child, port })
+    }
+
+    fn base(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn url(&self, name: &str) -> String {
+        format!("{}/{}", self.base(), name)
+    }
+
+    /// One request to the server's control paths (`/__log`, `/__reset`, `/__control`).
+    fn call(&self, method: &str, path: &str, body: &str) -> String {
+        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        write!(
+            s,
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        out.split_once("\r\n\r\n")
+            .map(|(_, b)| b.to_string())
+            .unwrap_or_default()
+    }
+
+    fn control(&self, json: &str) {
+        self.call("POST", "/__control", json);
+    }
+
+    /// The logged requests: (path, range, status, bytes).
+    fn log(&self) -> Vec<(String, Option<String>, u16, u64)> {
+        let text = self.call("GET", "/__log", "");
+        text.lines()
+            .map(|l| {
+                let field = |k: &str| {
+                    let at = l.find(&format!("\"{k}\": ")).unwrap() + k.len() + 4;
+                    let rest = &l[at..];
+                    let end = rest.find([',', '}']).unwrap();
+                    rest[..end].trim().trim_matches('"').to_string()
+                };
+                let range = field("range");
+                (
+                    field("path"),
+                    (range != "null").then_some(range),
+                    field("status").parse().unwrap(),
+                    field("bytes").parse().unwrap(),
+                )
+            })
+            .collect()
+    }
+
+    fn reset(&self) {
+        self.call("POST", "/__reset", "");
+    }
+}
+
+fn client(retries: u32, timeout: Duration) -> Client {
+    let s3 = S3Config {
+        creds: None,
+        region: "us-east-1".into(),
+        endpoint: None,
+    };
+    Client::new(s3, timeout, retries)
+}
+
+fn remote(retries: u32) -> Arc<RemoteIo> {
+    Arc::new(RemoteIo::new(
+        client(retries, Duration::from_secs(20)),
+        16 << 20,
+    ))
+}
+
+fn cparams() -> CParams {
+    CParams {
+        typesize: 8,
+        ..CParams::default()
+    }
+}
+
+/// Chunk `i` of the test frames: `len` bytes of slowly varying 8-byte values (compressible
+/// about 2x to 4x, so chunks are stored as real compressed streams).
+fn chunk_data(i: usize, len: usize) -> Vec<u8> {
+    let mut rng = Rng::new(i as u64 + 1);
+    let mut v = Vec::with_capacity(len);
+    let mut x = i as u64 * 1000;
+    while v.len() < len {
+        x = x.wrapping_add(rng.below(50));
+        v.extend_from_slice(&x.to_le_bytes());
+    }
+    v.truncate(len);
+    v
+}
+
+fn compress(data: &[u8]) -> Vec<u8> {
+    let mut dst = vec![0u8; data.len() + 64];
+    let n = b2rs::chunk::compress(&cparams(), data, &mut dst).unwrap();
+    dst.truncate(n);
+    dst
+}
+
+fn decode(chunk: &[u8]) -> Vec<u8> {
+    let (nbytes, _, _) = b2rs::chunk::Header::sizes(chunk).unwrap();
+    let mut out = vec![0u8; nbytes as usize];
+    b2rs::chunk::decompress(&DParams::default(), chunk, &mut out, None).unwrap();
+    out
+}
+
+/// Write a frame of `n` chunks of `len` bytes at `loc`.
+fn write_frame(loc: Location, n: usize, len: usize) {
+    let params = FrameParams::from_cparams(&cparams(), 1);
+    let mut f = Frame::create(loc, &params, Arc::new(StdIo)).unwrap();
+    for i in 0..n {
+        f.append_chunk(&compress(&chunk_data(i, len))).unwrap();
+    }
+}
+
+fn content(f: &Frame) -> Vec<Vec<u8>> {
+    (0..f.nchunks())
+        .map(|i| decode(&f.get_chunk(i).unwrap()))
+        .collect()
+}
+
+#[test]
+fn http_frames_read_like_files() {
+    let s = Scratch::new("remote", "http_frames");
+    let root = s.path("www");
+    std::fs::create_dir_all(&root).unwrap();
+    write_frame(
+        Location::File {
+            path: root.join("c.b2frame"),
+            offset: 0,
+        },
+        7,
+        100_000,
+    );
+    write_frame(Location::Dir(root.join("s.b2frame")), 5, 70_000);
+    let srv = Server::http(&root, &[]);
+    let io = remote(2);
+    let stdio: Arc<dyn Io> = Arc::new(StdIo);
+    for name in ["c.b2frame", "s.b2frame"] {
+        let local = Frame::open_path(&root.join(name), 0, stdio.clone()).unwrap();
+        let url = srv.url(name);
+        let far = Frame::open_path(Path::new(&url), 0, io.clone()).unwrap();
+        assert_eq!(far.is_sparse(), name.starts_with('s'), "{url}");
+        assert_eq!(far.nchunks(), local.nchunks());
+        assert_eq!(far.metalayers(), local.metalayers());
+        assert_eq!(content(&far), content(&local), "{url}");
+    }
+    // a server that ignores Range (answers 200 with the whole body) still works
+    let plain = Server::http(&root, &["--no-range"]);
+    let far = Frame::open_path(Path::new(&plain.url("c.b2frame")), 0, remote(0)).unwrap();
+    assert_eq!(far.nchunks(), 7);
+    assert_eq!(decode(&far.get_chunk(6).unwrap()), chunk_data(6, 100_000));
+    // a missing object
+    let e = Frame::open_path(Path::new(&srv.url("nope.b2frame")), 0, io.clone()).unwrap_err();
+    assert_eq!(e, Error::FileOpen);
+    // writing is refused (not built yet), reading still works
+    let mut far = Frame::open_path(Path::new(&srv.url("c.b2frame")), 0, io).unwrap();
+    assert!(far.append_chunk(&compress(&chunk_data(9, 1000))).is_err());
+    assert_eq!(decode(&far.get_chunk(0).unwrap()), chunk_data(0, 100_000));
+}
+
+/// What reading one chunk of a 1 GiB remote frame costs: the requests (header, trailer and
+/// index, chunk) and bytes, counted in the server's log.
+#[test]
+fn one_chunk_of_1gib_costs_one_chunk() {
+    let s = Scratch::new("remote", "one_chunk");
+    let root = s.path("www");
+    std::fs::create_dir_all(&root).unwrap();
+    // 1024 chunks of 1 MiB stored as they are (clevel 0: quick to write), each starting with
+    // its number
+    let (n, len) = (1024u64, 1usize << 20);
+    let cp = CParams {
+        clevel: 0,
+        ..cparams()
+    };
+    let path = root.join("big.b2frame");
+    {
+        let loc = Location::File {
+            path: path.clone(),
+            offset: 0,
+        };
+        let mut f =
+            Frame::create(loc, &FrameParams::from_cparams(&cp, 1), Arc::new(StdIo)).unwrap();
+        let mut data = chunk_data(0, len);
+        let mut dst = vec![0u8; len + 64];
+        for i in 0..n {
+            data[..8].copy_from_slice(&i.to_le_bytes());
+            let k = b2rs::chunk::compress(&cp, &data, &mut dst).unwrap();
+            f.append_chunk(&dst[..k]).unwrap();
+        }
+    }
+    let file_len = std::fs::metadata(&path).unwrap().len();
+    assert!(file_len > 1 << 30, "{file_len}");
+    let srv = Server::http(&root, &[]);
+    let io = remote(0);
+    let far = Frame::open_path(Path::new(&srv.url("big.b2frame")), 0, io.clone()).unwrap();
+    assert_eq!(far.nchunks(), n as i64);
+    let open = srv.log();
+    srv.reset();
+    let chunk = far.get_chunk(777).unwrap();
+    let chunk_len = chunk.len() as u64;
+    let got = decode(&chunk);
+    assert_eq!(got[..8], 777u64.to_le_bytes());
+    assert_eq!(got[8..], chunk_data(0, len)[8..]);
+    let read = srv.log();
+    let bytes = |l: &[(String, Option<String>, u16, u64)]| l.iter().map(|e| e.3).sum::<u64>();
+    eprintln!(
+        "frame {file_len} bytes, chunk {chunk_len} bytes; open: {} requests, {} bytes {:?}; \
+         chunk: {} requests, {} bytes {:?}",
+        open.len(),
+        bytes(&open),
+        open,
+        read.len(),
+        bytes(&read),
+        read
+    );
+    // open: the first block (header), the last blocks (trailer, index)
+    assert!(open.len() <= 3, "{open:?}");
+    assert!(bytes(&open) <= 4 * 65536, "{open:?}");
+    // one chunk: its header (with the blocks around it) and the rest of it
+    assert!(read.len() <= 2, "{read:?}");
+    assert!(bytes(&read) <= chunk_len + 3 * 65536, "{read:?}");
+    // the client counted what the server logged
+    assert_eq!(io.stats().requests, (open.len() + read.len()) as u64);
+}
+
+#[test]
+fn parallel_readers_share_one_client() {
+    let s = Scratch::new("remote", "parallel");
+    let root = s.path("www");
+    std::fs::create_dir_all(&root).unwrap();
+    write_frame(
+        Location::File {
+            path: root.join("p.b2frame"),
+            offset: 0,
+        },
+        32,
+        200_000,
+    );
+    write_frame(Location::Dir(root.join("p.sparse")), 32, 50_000);
+    let srv = Server::http(&root, &[]);
+    let io = remote(2);
+    let shared = Frame::open_path(Path::new(&srv.url("p.b2frame")), 0, io.clone()).unwrap();
+    std::thread::scope(|sc| {
+        for t in 0..4 {
+            let (shared, io, srv) = (&shared, io.clone(), &srv);
+            sc.spawn(move || {
+                // one frame shared by the threads, and a frame of each thread's own
+                let own = Frame::open_path(Path::new(&srv.url("p.sparse")), 0, io).unwrap();
+                for i in (t..32).step_by(4) {
+                    let i = i as i64;
+                    assert_eq!(
+                        decode(&shared.get_chunk(i).unwrap()),
+                        chunk_data(i as usize, 200_000)
+                    );
+                    assert_eq!(
+                        decode(&own.get_chunk(i).unwrap()),
+                        chunk_data(i as usize, 50_000)
+                    );
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn faults_give_errors_not_hangs() {
+    let s = Scratch::new("remote", "faults");
+    let root = s.path("www");
+    std::fs::create_dir_all(&root).unwrap();
+    let path = root.join("f.b2frame");
+    write_frame(
+        Location::File {
+            path: path.clone(),
+            offset: 0,
+        },
+        8,
+        300_000,
+    );
+    let bytes = std::fs::read(&path).unwrap();
+    // damaged objects: cut short, and a chunk overwritten
+    std::fs::write(root.join("short.b2frame"), &bytes[..bytes.len() / 2]).unwrap();
+    let mut bad = bytes.clone();
+    let mid = bytes.len() / 2;
+    bad[mid..mid + 4096].fill(0xA5);
+    std::fs::write(root.join("bad.b2frame"), &bad).unwrap();
+    let srv = Server::http(&root, &[]);
+    let url = srv.url("f.b2frame");
+
+    // 5xx twice, then success: retried
+    srv.control(r#"{"fail": 2}"#);
+    let f = Frame::open_path(Path::new(&url), 0, remote(3)).unwrap();
+    assert_eq!(f.nchunks(), 8);
+    assert!(srv.log().iter().filter(|e| e.2 == 503).count() == 2);
+    // 5xx more often than retried: an error
+    srv.control(r#"{"fail": 3}"#);
+    assert_eq!(
+        Frame::open_path(Path::new(&url), 0, remote(1)).unwrap_err(),
+        Error::FileRead
+    );
+    srv.control(r#"{"fail": 0}"#);
+    // a truncated reply, then a good one
+    let f = Frame::open_path(Path::new(&url), 0, remote(2)).unwrap();
+    srv.control(r#"{"truncate": 1}"#);
+    assert_eq!(decode(&f.get_chunk(3).unwrap()), chunk_data(3, 300_000));
+    // refused: 403 and 404 at open
+    for code in [403, 404] {
+        srv.control(&format!(r#"{{"status": [1, {code}]}}"#));
+        assert_eq!(
+            Frame::open_path(Path::new(&url), 0, remote(2)).unwrap_err(),
+            Error::FileOpen,
+            "{code}"
+        );
+    }
+    // damaged objects: negative codes
+    assert!(Frame::open_path(Path::new(&srv.url("short.b2frame")), 0, remote(0)).is_err());
+    let f = Frame::open_path(Path::new(&srv.url("bad.b2frame")), 0, remote(0)).unwrap();
+    let mut damaged = 0;
+    for i in 0..f.nchunks() {
+        let got = f.get_chunk(i).ok().and_then(|c| {
+            let mut out = vec![0u8; 300_000];
+            b2rs::chunk::decompress(&DParams::default(), &c, &mut out, None)
+                .ok()
+                .map(|_| out)
+        });
+        if got.as_deref() != Some(&chunk_data(i as usize, 300_000)[..]) {
+            damaged += 1;
+        }
+    }
+    assert!(damaged >= 1);
+    // slow replies past the time limit: an error within the limit and retries, not a hang
+    srv.control(r#"{"delay": 1.5}"#);
+    let slow = Arc::new(RemoteIo::new(
+        client(1, Duration::from_millis(300)),
+        1 << 20,
+    ));
+    let t0 = Instant::now();
+    assert!(Frame::open_path(Path::new(&url), 0, slow).is_err());
+    assert!(t0.elapsed() < Duration::from_secs(20));
+    // slow but within the limit: fine
+    srv.control(r#"{"delay": 0.2}"#);
+    assert_eq!(
+        Frame::open_path(Path::new(&url), 0, remote(0))
+            .unwrap()
+            .nchunks(),
+        8
+    );
+    srv.control(r#"{"delay": 0}"#);
+    // the server stops in the middle: reads not yet cached fail
+    let f = Frame::open_path(Path::new(&url), 0, remote(2)).unwrap();
+    assert_eq!(decode(&f.get_chunk(0).unwrap()), chunk_data(0, 300_000));
+    drop(srv);
+    let t0 = Instant::now();
+    assert_eq!(f.get_chunk(6).unwrap_err(), Error::FileRead);
+    assert!(t0.elapsed() < Duration::from_secs(20));
+}
+
+/// The C program of a C-Blosc2 user reads URLs with b2rs as it reads the same files locally
+/// with C-Blosc2: frames written by b2rs, and an array written by the reference.
+#[test]
+fn c_program_reads_urls() {
+    let test = "c_program_reads_urls";
+    let Some(refd) = common::ref_dir() else {
+        assert!(!in_ci(), "{}", common::missing_ref_message());
+        return common::skip(test, &common::missing_ref_message());
+    };
+    if !require(
+        common::python_imports("blosc2, numpy"),
+        test,
+        "python blosc2",
+    ) {
+        return;
+    }
+    let s = Scratch::new("remote", "c_program");
+    let root = s.path("www");
+    std::fs::create_dir_all(&root).unwrap();
+    write_frame(
+        Location::File {
+            path: root.join("c.b2frame"),
+            offset: 0,
+        },
+        5,
+        80_000,
+    );
+    write_frame(Location::Dir(root.join("s.b2frame")), 4, 60_000);
+    let py = format!(
+        "import blosc2, numpy as np\n\
+         a = np.arange(10*12*5, dtype=np.int64).reshape(10, 12, 5)\n\
+         blosc2.asarray(a, urlpath='{0}/a.b2nd', mode='w', chunks=(4, 5, 5), blocks=(2, 3, 5))\n\
+         blosc2.asarray(a * 3, urlpath='{0}/sa.b2nd', mode='w', contiguous=False, chunks=(3, 4, 5), blocks=(1, 4, 5))\n",
+        root.display()
+    );
+    let o = common::run_cmd(
+        Command::new("python3").args(["-c", &py]),
+        Duration::from_secs(120),
+    );
+    assert!(o.ok(), "{}", o.describe());
+    let src = common::repo_root().join("tests/c/remote_read.c");
+    let (ref_bin, ours_bin) = (s.path("read_ref"), s.path("read_ours"));
+    common::compile_c(&src, &ref_bin, common::Lib::Ref, &refd).unwrap();
+    common::compile_c(&src, &ours_bin, common::Lib::Ours, &refd).unwrap();
+    let srv = Server::http(&root, &[]);
+    for (frame, array) in [("c.b2frame", "a.b2nd"), ("s.b2frame", "sa.b2nd")] {
+        let local = common::run_cmd(
+            Command::new(&ref_bin)
+                .arg(root.join(frame))
+                .arg(root.join(array)),
+            Duration::from_secs(60),
+        );
+        assert!(local.ok(), "{}", local.describe());
+        let far = common::run_cmd(
+            Command::new(&ours_bin)
+                .arg(srv.url(frame))
+                .arg(srv.url(array)),
+            Duration::from_secs(60),
+        );
+        assert!(far.ok(), "{}", far.describe());
+        assert_eq!(far.stdout, local.stdout, "{frame} {array}");
+        assert!(local.stdout.contains("slice sum"), "{}", local.stdout);
+    }
+    // a missing URL: NULL, with a trace naming it
+    let missing = srv.url("missing.b2frame");
+    let o = common::run_cmd(
+        Command::new(&ours_bin)
+            .arg(&missing)
+            .env("BLOSC_TRACE", "1"),
+        Duration::from_secs(60),
+    );
+    assert!(o.stdout.contains("open failed"), "{}", o.describe());
+    assert!(o.stderr.contains(&missing), "{}", o.stderr);
+}
+
+fn s3_env<'a>(cmd: &'a mut Command, endpoint: &str) -> &'a mut Command {
+    cmd.env("AWS_ACCESS_KEY_ID", "testing")
+        .env("AWS_SECRET_ACCESS_KEY", "very-secret-key-42")
+        .env("AWS_SESSION_TOKEN", "session-token-43")
+        .env("AWS_REGION", "us-east-1")
+        .env("AWS_ENDPOINT_URL", endpoint)
+}
+
+fn b2rs_tool() -> PathBuf {
+    common::profile_dir().join("b2rs")
+}
+
+/// S3 through moto: frames and arrays uploaded by boto3 read back by b2rs (Rust, C, CLI),
+/// signed with SigV4; credentials never in traces.
+#[test]
+fn s3_objects_read_like_files() {
+    let test = "s3_objects_read_like_files";
+    let Some(moto) = Server::moto() else {
+        require(false, test, "moto_server");
+        return;
+    };
+    if !require(
+        common::python_imports("boto3, blosc2, numpy"),
+        test,
+        "python boto3/blosc2",
+    ) {
+        return;
+    }
+    let s = Scratch::new("remote", "s3");
+    let root = s.path("data");
+    std::fs::create_dir_all(&root).unwrap();
+    write_frame(
+        Location::File {
+            path: root.join("c.b2frame"),
+            offset: 0,
+        },
+        6,
+        90_000,
+    );
+    write_frame(Location::Dir(root.join("s.b2frame")), 3, 40_000);
+    let py = format!(
+        "import blosc2, numpy as np\n\
+         a = np.arange(10*12*5, dtype=np.int64).reshape(10, 12, 5)\n\
+         blosc2.asarray(a, urlpath='{0}/a.b2nd', mode='w', chunks=(4, 5, 5), blocks=(2, 3, 5))\n",
+        root.display()
+    );
+    let o = common::run_cmd(
+        Command::new("python3").args(["-c", &py]),
+        Duration::from_secs(120),
+    );
+    assert!(o.ok(), "{}", o.describe());
+    let tool = common::repo_root().join("tests/servers/s3_tool.py");
+    for (local, key) in [
+        ("c.b2frame", "runs/c.b2frame"),
+        ("s.b2frame", "runs/s.b2frame"),
+        ("a.b2nd", "arrays/a.b2nd"),
+    ] {
+        let o = common::run_cmd(
+            s3_env(Command::new("python3").arg(&tool).arg("put"), &moto.base())
+                .arg(moto.base())
+                .arg("bucket")
+                .arg(root.join(local))
+                .arg(key),
+            Duration::from_secs(120),
+        );
+        assert!(o.ok(), "{}", o.describe());
+    }
+    // Rust: signed requests to the endpoint
+    let s3 = S3Config {
+        creds: Some(Credentials {
+            key_id: "testing".into(),
+            secret: "very-secret-key-42".into(),
+            token: None,
+        }),
+        region: "us-east-1".into(),
+        endpoint: Some(moto.base()),
+    };
+    let io = Arc::new(RemoteIo::new(
+        Client::new(s3, Duration::from_secs(20), 2),
+        16 << 20,
+    ));
+    for name in ["c.b2frame", "s.b2frame"] {
+        let local = Frame::open_path(&root.join(name), 0, Arc::new(StdIo)).unwrap();
+        let url = format!("s3://bucket/runs/{name}");
+        let far = Frame::open_path(Path::new(&url), 0, io.clone()).unwrap();
+        assert_eq!(far.is_sparse(), name.starts_with('s'));
+        assert_eq!(content(&far), content(&local), "{url}");
+    }
+    assert_eq!(
+        Frame::open_path(Path::new("s3://bucket/runs/none.b2frame"), 0, io.clone()).unwrap_err(),
+        Error::FileOpen
+    );
+
+    // C: the same program, through the environment's settings
+    if let Some(refd) = common::ref_dir() {
+        let src = common::repo_root().join("tests/c/remote_read.c");
+        let (ref_bin, ours_bin) = (s.path("read_ref"), s.path("read_ours"));
+        common::compile_c(&src, &ref_bin, common::Lib::Ref, &refd).unwrap();
+        common::compile_c(&src, &ours_bin, common::Lib::Ours, &refd).unwrap();
+        let local = common::run_cmd(
+            Command::new(&ref_bin)
+                .arg(root.join("c.b2frame"))
+                .arg(root.join("a.b2nd")),
+            Duration::from_secs(60),
+        );
+        let far = common::run_cmd(
+            s3_env(&mut Command::new(&ours_bin), &moto.base())
+                .arg("s3://bucket/runs/c.b2frame")
+                .arg("s3://bucket/arrays/a.b2nd"),
+            Duration::from_secs(60),
+        );
+        assert!(far.ok(), "{}", far.describe());
+        assert_eq!(far.stdout, local.stdout);
+        // a missing key: the trace names the URL, never the secret or the token
+        let o = common::run_cmd(
+            s3_env(&mut Command::new(&ours_bin), &moto.base())
+                .arg("s3://bucket/runs/missing.b2frame")
+                .env("BLOSC_TRACE", "1"),
+            Duration::from_secs(60),
+        );
+        assert!(o.stdout.contains("open failed"), "{}", o.describe());
+        assert!(
+            o.stderr.contains("s3://bucket/runs/missing.b2frame"),
+            "{}",
+            o.stderr
+        );
+        assert!(!o.stderr.contains("very-secret") && !o.stderr.contains("session-token"));
+    }
+
+    // the CLI: info and decompress of s3:// inputs
+    let tool = b2rs_tool();
+    if tool.is_file() {
+        let o = common::run_cmd(
+            s3_env(&mut Command::new(&tool), &moto.base()).args([
+                "info",
+                "--json",
+                "s3://bucket/arrays/a.b2nd",
+            ]),
+            Duration::from_secs(60),
+        );
+        assert!(o.ok(), "{}", o.describe());
+        assert!(o.stdout.contains("b2nd"), "{}", o.stdout);
+        let out = s.path("c.raw");
+        let o = common::run_cmd(
+            s3_env(&mut Command::new(&tool), &moto.base())
+                .args(["decompress", "s3://bucket/runs/c.b2frame"])
+                .arg(&out),
+            Duration::from_secs(60),
+        );
+        assert!(o.ok(), "{}", o.describe());
+        let want: Vec<u8> = (0..6).flat_map(|i| chunk_data(i, 90_000)).collect();
+        assert_eq!(std::fs::read(&out).unwrap(), want);
+    } else {
+        assert!(!in_ci(), "{} not built", tool.display());
+    }
+}
+
+fn s3_tool(moto: &Server, args: &[&str]) -> common::Out {
+    let tool = common::repo_root().join("tests/servers/s3_tool.py");
+    let mut cmd = Command::new("python3");
+    s3_env(cmd.arg(&tool).arg(args[0]).arg(moto.base()), &moto.base()).args(&args[1..]);
+    let o = common::run_cmd(&mut cmd, Duration::from_secs(120));
+    assert!(o.ok(), "s3_tool {args:?}: {}", o.describe());
+    o
+}
+
+fn nchunks_of(read_out: &str) -> i64 {
+    read_out
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("nchunks "))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no nchunks in {read_out:?}"))
+}
+
+/// S3 writes by b2rs: a C program creates sparse and contiguous super-chunks (one large enough
+/// for a multipart upload) and a b2nd array at `s3://` URLs, appends to them, and is killed in
+/// the middle of appending; Python blosc2 reads the downloaded objects; the CLI compresses to
+/// and decompresses from `s3://`.
+#[test]
+fn s3_frames_written_by_b2rs() {
+    let test = "s3_frames_written_by_b2rs";
+    let Some(refd) = common::ref_dir() else {
+        assert!(!in_ci(), "{}", common::missing_ref_message());
+        return common::skip(test, &common::missing_ref_message());
+    };
+    let Some(moto) = Server::moto() else {
+        require(false, test, "moto_server");
+        return;
+    };
+    if !require(
+        common::python_imports("boto3, blosc2, numpy"),
+        test,
+        "python boto3/blosc2",
+    ) {
+        return;
+    }
+    let s = Scratch::new("remote", "s3_write");
+    let (wr, rd, rd_ref) = (s.path("write"), s.path("read"), s.path("read_ref"));
+    let c = common::repo_root().join("tests/c");
+    common::compile_c(&c.join("remote_write.c"), &wr, common::Lib::Ours, &refd).unwrap();
+    common::compile_c(&c.join("remote_read.c"), &rd, common::Lib::Ours, &refd).unwrap();
+    common::compile_c(&c.join("remote_read.c"), &rd_ref, common::Lib::Ref, &refd).unwrap();
+    // the bucket
+    let empty = s.path("empty");
+    std::fs::write(&empty, b"").unwrap();
+    s3_tool(&moto, &["put", "bucket", empty.to_str().unwrap(), "empty"]);
+    let run = |bin: &Path, args: &[&str], clevel: Option<&str>| {
+        let mut cmd = Command::new(bin);
+        s3_env(&mut cmd, &moto.base()).args(args);
+        if let Some(c) = clevel {
+            cmd.env("CLEVEL", c);
+        }
+        let o = common::run_cmd(&mut cmd, Duration::from_secs(300));
+        assert!(o.ok(), "{bin:?} {args:?}: {}", o.describe());
+        o.stdout
+    };
+    let out = run(&wr, &["sparse", "s3://bucket/w/s.b2frame", "5"], None);
+    assert!(out.ends_with("free 0\n"), "{out}");
+    let out = run(&wr, &["contiguous", "s3://bucket/w/c.b2frame", "5"], None);
+    assert!(out.ends_with("free 0\n"), "{out}");
+    // 700 chunks of 40 kB stored uncompressed: 28 MB, uploaded in parts
+    let out = run(
+        &wr,
+        &["contiguous", "s3://bucket/w/big.b2frame", "700"],
+        Some("0"),
+    );
+    assert!(out.ends_with("free 0\n"), "{out}");
+    let out = run(&wr, &["b2nd", "s3://bucket/w/a.b2nd"], None);
+    assert!(
+        out.contains("from_cbuffer 0") && out.ends_with("free 0\n"),
+        "{out}"
+    );
+    let listing = s3_tool(&moto, &["list", "bucket", "w/"]).stdout;
+    assert!(listing.contains("w/s.b2frame/chunks.b2frame"), "{listing}");
+    assert!(listing.contains("w/s.b2frame/00000004.chunk"), "{listing}");
+    let big = listing
+        .lines()
+        .find_map(|l| l.strip_prefix("w/big.b2frame "))
+        .and_then(|n| n.trim().parse::<u64>().ok())
+        .unwrap();
+    assert!(big > 24 << 20, "{listing}");
+
+    // appends: the sparse frame object by object, the contiguous one uploaded at free
+    run(&wr, &["append", "s3://bucket/w/s.b2frame", "3"], None);
+    run(&wr, &["append", "s3://bucket/w/c.b2frame", "2"], None);
+
+    // Python blosc2 reads the downloaded objects
+    let dl = s.path("dl");
+    std::fs::create_dir_all(&dl).unwrap();
+    for name in ["s.b2frame", "c.b2frame", "big.b2frame", "a.b2nd"] {
+        let key = format!("w/{name}");
+        let local = dl.join(name);
+        s3_tool(&moto, &["get", "bucket", &key, local.to_str().unwrap()]);
+    }
+    let py = format!(
+        "import blosc2, numpy as np\n\
+         for name, n in [('s.b2frame', 8), ('c.b2frame', 7), ('big.b2frame', 700)]:\n\
+         \x20   sc = blosc2.open('{0}/' + name)\n\
+         \x20   assert sc.nchunks == n, (name, sc.nchunks)\n\
+         \x20   for i in range(n):\n\
+         \x20       got = np.frombuffer(sc.decompress_chunk(i), dtype=np.int32)\n\
+         \x20       assert (got == np.arange(i * 10000, (i + 1) * 10000, dtype=np.int32)).all(), (name, i)\n\
+         a = blosc2.open('{0}/a.b2nd')\n\
+         assert (a[:] == np.arange(600, dtype=np.int64).reshape(10, 12, 5)).all()\n\
+         print('ok')\n",
+        dl.display()
+    );
+    let o = common::run_cmd(
+        Command::new("python3").args(["-c", &py]),
+        Duration::from_secs(120),
+    );
+    assert!(o.ok() && o.stdout.contains("ok"), "{}", o.describe());
+
+    // b2rs reads them back as the reference reads the downloads
+    for name in ["s.b2frame", "c.b2frame"] {
+        let far = run(
+            &rd,
+            &[&format!("s3://bucket/w/{name}"), "s3://bucket/w/a.b2nd"],
+            None,
+        );
+        let near = run(
+            &rd_ref,
+            &[
+                dl.join(name).to_str().unwrap(),
+                dl.join("a.b2nd").to_str().unwrap(),
+            ],
+            None,
+        );
+        assert_eq!(far, near, "{name}");
+    }
+
+    // a writer killed in the middle of appending leaves a readable frame: a sparse one with
+    // the chunks appended before, a contiguous one as it was (uploaded only at free)
+    for (name, grows) in [("s.b2frame", true), ("c.b2frame", false)] {
+        let url = format!("s3://bucket/w/{name}");
+        let before = nchunks_of(&run(&rd, &[&url], None));
+        let mut cmd = Command::new(&wr);
+        s3_env(&mut cmd, &moto.base())
+            .args(["append", &url, "1000", "100"])
+            .stdout(Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut seen = 0;
+        while seen < 3 {
+            let l = lines.next().expect("the writer stopped early").unwrap();
+            assert!(l.starts_with("appended"), "{l}");
+            seen += 1;
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let after = run(&rd, &[&url], None);
+        assert!(!after.contains("error"), "{after}");
+        let n = nchunks_of(&after);
+        if grows {
+            assert!(n >= before + 3, "{name}: {before} then {n}");
+        } else {
+            assert_eq!(n, before, "{name}");
+        }
+    }
+
+    // an HTTP URL is read-only
+    let out = common::run_cmd(
+        Command::new(&wr).args(["sparse", &moto.url("bucket/x"), "1"]),
+        Duration::from_secs(60),
+    );
+    assert!(out.stdout.contains("create failed"), "{}", out.describe());
+
+    // the CLI: compress to s3:// (contiguous and sparse), decompress from it
+    let tool = b2rs_tool();
+    if !tool.is_file() {
+        assert!(!in_ci(), "{} not built", tool.display());
+        return;
+    }
+    let raw = s.path("raw.bin");
+    let data: Vec<u8> = (0..5).flat_map(|i| chunk_data(i, 300_000)).collect();
+    std::fs::write(&raw, &data).unwrap();
+    for (url, extra) in [
+        ("s3://bucket/cli/x.b2frame", None),
+        ("s3://bucket/cli/y.b2frame", Some("--sparse")),
+    ] {
+        let mut cmd = Command::new(&tool);
+        s3_env(&mut cmd, &moto.base())
+            .arg("compress")
+            .arg(&raw)
+            .arg(url);
+        if let Some(e) = extra {
+            cmd.arg(e);
+        }
+        let o = common::run_cmd(&mut cmd, Duration::from_secs(120));
+        assert!(o.ok(), "{}", o.describe());
+        let back = s.path("back.bin");
+        let o = common::run_cmd(
+            s3_env(&mut Command::new(&tool), &moto.base())
+                .arg("decompress")
+                .arg(url)
+                .arg(&back),
+            Duration::from_secs(120),
+        );
+        assert!(o.ok(), "{}", o.describe());
+        assert_eq!(std::fs::read(&back).unwrap(), data, "{url}");
+    }
+}
+
+/// HTTPS through rustls: a server with a certificate of its own is refused, and read once its
+/// certificate is given as the CA bundle (`SSL_CERT_FILE`).
+#[test]
+fn https_checks_the_certificate() {
+    let test = "https_checks_the_certificate";
+    let Some(refd) = common::ref_dir() else {
+        assert!(!in_ci(), "{}", common::missing_ref_message());
+        return common::skip(test, &common::missing_ref_message());
+    };
+    if !require(common::have_command("openssl"), test, "openssl") {
+        return;
+    }
+    let s = Scratch::new("remote", "https");
+    let root = s.path("www");
+    std::fs::create_dir_all(&root).unwrap();
+    write_frame(
+        Location::File {
+            path: root.join("c.b2frame"),
+            offset: 0,
+        },
+        3,
+        50_000,
+    );
+    // a CA of the test's own, and the server's certificate signed by it
+    let (ca, ca_key) = (s.path("ca.pem"), s.path("ca.key"));
+    let (cert, key, csr, ext) = (
+        s.path("cert.pem"),
+        s.path("key.pem"),
+        s.path("req.csr"),
+        s.path("ext.cnf"),
+    );
+    std::fs::write(
+        &ext,
+        "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n",
+    )
+    .unwrap();
+    let steps: Vec<Vec<std::ffi::OsString>> = vec![
+        vec![
+            "req".into(),
+            "-x509".into(),
+            "-newkey".into(),
+            "rsa:2048".into(),
+            "-nodes".into(),
+            "-days".into(),
+            "2".into(),
+            "-subj".into(),
+            "/CN=b2rs test CA".into(),
+            "-keyout".into(),
+            ca_key.clone().into(),
+            "-out".into(),
+            ca.clone().into(),
+        ],
+        vec![
+            "req".into(),
+            "-newkey".into(),
+            "rsa:2048".into(),
+            "-nodes".into(),
+            "-subj".into(),
+            "/CN=127.0.0.1".into(),
+            "-keyout".into(),
+            key.clone().into(),
+            "-out".into(),
+            csr.clone().into(),
+        ],
+        vec![
+            "x509".into(),
+            "-req".into(),
+            "-in".into(),
+            csr.into(),
+            "-CA".into(),
+            ca.clone().into(),
+            "-CAkey".into(),
+            ca_key.into(),
+            "-CAcreateserial".into(),
+            "-days".into(),
+            "2".into(),
+            "-extfile".into(),
+            ext.into(),
+            "-out".into(),
+            cert.clone().into(),
+        ],
+    ];
+    for args in steps {
+        let o = common::run_cmd(
+            Command::new("openssl").args(&args).current_dir(&s.dir),
+            Duration::from_secs(60),
+        );
+        assert!(o.ok(), "{}", o.describe());
+    }
+    let srv = Server::http(
+        &root,
+        &["--tls", cert.to_str().unwrap(), key.to_str().unwrap()],
+    );
+    let url = format!("https://127.0.0.1:{}/c.b2frame", srv.port);
+    let (rd, rd_ref) = (s.path("read"), s.path("read_ref"));
+    let src = common::repo_root().join("tests/c/remote_read.c");
+    common::compile_c(&src, &rd, common::Lib::Ours, &refd).unwrap();
+    common::compile_c(&src, &rd_ref, common::Lib::Ref, &refd).unwrap();
+    let refused = common::run_cmd(
+        Command::new(&rd)
+            .arg(&url)
+            .env("BLOSC_TRACE", "1")
+            .env_remove("SSL_CERT_FILE")
+            .env_remove("AWS_CA_BUNDLE"),
+        Duration::from_secs(60),
+    );
+    assert!(
+        refused.stdout.contains("open failed"),
+        "{}",
+        refused.describe()
+    );
+    let far = common::run_cmd(
+        Command::new(&rd)
+            .arg(&url)
+            .env("SSL_CERT_FILE", &ca)
+            .env_remove("AWS_CA_BUNDLE"),
+        Duration::from_secs(60),
+    );
+    let near = common::run_cmd(
+        Command::new(&rd_ref).arg(root.join("c.b2frame")),
+        Duration::from_secs(60),
+    );
+    assert!(far.ok(), "{}", far.describe());
+    assert_eq!(far.stdout, near.stdout);
+}

@@ -627,6 +627,31 @@ fn s3_objects_read_like_files() {
         Frame::open_path(Path::new("s3://bucket/runs/none.b2frame"), 0, io.clone()).unwrap_err(),
         Error::FileOpen
     );
+    // anonymous (unsigned) requests, as to a public bucket
+    let anon = S3Config {
+        creds: None,
+        region: "us-east-1".into(),
+        endpoint: Some(moto.base()),
+    };
+    let anon = Arc::new(RemoteIo::new(
+        Client::new(anon, Duration::from_secs(20), 2),
+        1 << 20,
+    ));
+    assert_eq!(
+        Frame::open_path(Path::new("s3://bucket/runs/c.b2frame"), 0, anon.clone()).unwrap_err(),
+        Error::FileOpen // 403: a private object
+    );
+    let o = common::run_cmd(
+        s3_env(Command::new("python3").arg(&tool).arg("put"), &moto.base())
+            .arg(moto.base())
+            .arg("bucket")
+            .arg(root.join("c.b2frame"))
+            .args(["public/c.b2frame", "public"]),
+        Duration::from_secs(120),
+    );
+    assert!(o.ok(), "{}", o.describe());
+    let far = Frame::open_path(Path::new("s3://bucket/public/c.b2frame"), 0, anon).unwrap();
+    assert_eq!(decode(&far.get_chunk(5).unwrap()), chunk_data(5, 90_000));
 
     // C: the same program, through the environment's settings
     if let Some(refd) = common::ref_dir() {
@@ -783,6 +808,20 @@ fn s3_frames_written_by_b2rs() {
     run(&wr, &["append", "s3://bucket/w/s.b2frame", "3"], None);
     run(&wr, &["append", "s3://bucket/w/c.b2frame", "2"], None);
 
+    // an update and a delete on each (sparse: a new chunk object and the index; contiguous:
+    // uploaded at free): chunk 3 becomes -1s, chunk 0 goes, the others move down by one
+    for url in ["s3://bucket/w/s.b2frame", "s3://bucket/w/c.b2frame"] {
+        let out = run(&wr, &["update", url, "3"], None);
+        assert!(
+            out.contains("update 8") || out.contains("update 7"),
+            "{out}"
+        );
+        assert!(
+            out.ends_with("free 0\n") && !out.contains("delete -"),
+            "{out}"
+        );
+    }
+
     // Python blosc2 reads the downloaded objects
     let dl = s.path("dl");
     std::fs::create_dir_all(&dl).unwrap();
@@ -793,12 +832,14 @@ fn s3_frames_written_by_b2rs() {
     }
     let py = format!(
         "import blosc2, numpy as np\n\
-         for name, n in [('s.b2frame', 8), ('c.b2frame', 7), ('big.b2frame', 700)]:\n\
+         for name, n, shift in [('s.b2frame', 7, 1), ('c.b2frame', 6, 1), ('big.b2frame', 700, 0)]:\n\
          \x20   sc = blosc2.open('{0}/' + name)\n\
          \x20   assert sc.nchunks == n, (name, sc.nchunks)\n\
          \x20   for i in range(n):\n\
          \x20       got = np.frombuffer(sc.decompress_chunk(i), dtype=np.int32)\n\
-         \x20       assert (got == np.arange(i * 10000, (i + 1) * 10000, dtype=np.int32)).all(), (name, i)\n\
+         \x20       c = i + shift\n\
+         \x20       want = np.full(10000, -1, dtype=np.int32) if (shift and c == 3) else np.arange(c * 10000, (c + 1) * 10000, dtype=np.int32)\n\
+         \x20       assert (got == want).all(), (name, i)\n\
          a = blosc2.open('{0}/a.b2nd')\n\
          assert (a[:] == np.arange(600, dtype=np.int64).reshape(10, 12, 5)).all()\n\
          print('ok')\n",

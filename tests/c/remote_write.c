@@ -3,6 +3,7 @@
  *
  * usage: remote_write sparse|contiguous URLPATH N   new super-chunk of N chunks (int32 ramps)
  *        remote_write append URLPATH N [DELAY_MS]   open it and append N more chunks
+ *        remote_write update URLPATH K              open it, replace chunk K by -1s, delete chunk 0
  *        remote_write b2nd URLPATH                  new 10x12x5 int64 array (arange)
  * $CLEVEL sets the compression level of new super-chunks (default 5).
  * prints a line per chunk appended, flushed, and the return code of the free call. */
@@ -65,6 +66,23 @@ int main(int argc, char **argv) {
       return 1;
     }
     rc = append(sc, sc->nchunks, atoll(argv[3]), argc > 4 ? atol(argv[4]) : 0);
+    printf("free %d\n", blosc2_schunk_free(sc));
+  } else if (strcmp(argv[1], "update") == 0) {
+    blosc2_schunk *sc = blosc2_schunk_open(argv[2]);
+    if (sc == NULL) {
+      printf("open failed\n");
+      return 1;
+    }
+    int32_t *buf = malloc(CHUNK_ITEMS * sizeof(int32_t));
+    for (int j = 0; j < CHUNK_ITEMS; j++) buf[j] = -1;
+    uint8_t *chunk = malloc(CHUNK_ITEMS * sizeof(int32_t) + BLOSC2_MAX_OVERHEAD);
+    int csize = blosc2_compress_ctx(sc->cctx, buf, CHUNK_ITEMS * sizeof(int32_t), chunk,
+                                    CHUNK_ITEMS * sizeof(int32_t) + BLOSC2_MAX_OVERHEAD);
+    int64_t k = atoll(argv[3]);
+    printf("update %" PRId64 "\n", csize < 0 ? (int64_t)csize : blosc2_schunk_update_chunk(sc, k, chunk, true));
+    printf("delete %" PRId64 "\n", blosc2_schunk_delete_chunk(sc, 0));
+    free(chunk);
+    free(buf);
     printf("free %d\n", blosc2_schunk_free(sc));
   } else if (strcmp(argv[1], "b2nd") == 0) {
     int64_t shape[3] = {10, 12, 5};

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Put and get test objects on an S3-compatible server with boto3 (an independent client).
 
-usage: s3_tool.py put ENDPOINT BUCKET LOCAL KEY
+usage: s3_tool.py put ENDPOINT BUCKET LOCAL KEY [public]
        s3_tool.py get ENDPOINT BUCKET KEY LOCAL
        s3_tool.py list ENDPOINT BUCKET PREFIX
 
 put: LOCAL a file is uploaded as KEY; a directory, each file in it as KEY/<name> (a sparse
-frame); the bucket is created first if missing. get: KEY an object is saved as LOCAL; else
+frame); the bucket is created first if missing; `public`: readable by anyone (ACL public-read). get: KEY an object is saved as LOCAL; else
 the objects KEY/<name> are saved in the directory LOCAL. list: one "key size" line per object.
 Credentials come from the AWS_* environment.
 """
@@ -22,6 +22,7 @@ def main():
                       region_name=os.environ.get("AWS_REGION", "us-east-1"))
     if cmd == "put":
         local, key = sys.argv[4:6]
+        extra = {"ACL": "public-read"} if sys.argv[6:7] == ["public"] else None
         try:
             s3.head_bucket(Bucket=bucket)
         except Exception:
@@ -30,9 +31,9 @@ def main():
             for name in sorted(os.listdir(local)):
                 p = os.path.join(local, name)
                 if os.path.isfile(p):
-                    s3.upload_file(p, bucket, key.rstrip("/") + "/" + name)
+                    s3.upload_file(p, bucket, key.rstrip("/") + "/" + name, ExtraArgs=extra)
         else:
-            s3.upload_file(local, bucket, key)
+            s3.upload_file(local, bucket, key, ExtraArgs=extra)
     elif cmd == "get":
         key, local = sys.argv[4:6]
         try:

@@ -218,6 +218,55 @@ fn write_frame(loc: Location, n: usize, len: usize) {
     }
 }
 
+/// In `root`, the contiguous frame `c.0` of `c.1.0` chunks of `c.1.1` bytes and the sparse
+/// frame `sp.0` likewise (see [`write_frame`]).
+fn write_frames(root: &Path, c: (&str, (usize, usize)), sp: (&str, (usize, usize))) {
+    std::fs::create_dir_all(root).unwrap();
+    let file = Location::File {
+        path: root.join(c.0),
+        offset: 0,
+    };
+    write_frame(file, c.1 .0, c.1 .1);
+    write_frame(Location::Dir(root.join(sp.0)), sp.1 .0, sp.1 .1);
+}
+
+/// The test inputs in `root`: `c.b2frame` (`c.0` chunks of `c.1` bytes) and the sparse
+/// `s.b2frame` (`sp.0` chunks of `sp.1` bytes) written by b2rs, and `a.b2nd` (a 10×12×5 int64
+/// arange) written by the reference, Python blosc2; with `sparse_array` also `sa.b2nd` (the
+/// same times 3, as a sparse frame).
+fn make_inputs(root: &Path, c: (usize, usize), sp: (usize, usize), sparse_array: bool) {
+    write_frames(root, ("c.b2frame", c), ("s.b2frame", sp));
+    let mut py = format!(
+        "import blosc2, numpy as np\n\
+         a = np.arange(10*12*5, dtype=np.int64).reshape(10, 12, 5)\n\
+         blosc2.asarray(a, urlpath='{0}/a.b2nd', mode='w', chunks=(4, 5, 5), blocks=(2, 3, 5))\n",
+        root.display()
+    );
+    if sparse_array {
+        py += &format!(
+            "blosc2.asarray(a * 3, urlpath='{0}/sa.b2nd', mode='w', contiguous=False, chunks=(3, 4, 5), blocks=(1, 4, 5))\n",
+            root.display()
+        );
+    }
+    let o = common::run_cmd(
+        Command::new("python3").args(["-c", &py]),
+        Duration::from_secs(120),
+    );
+    assert!(o.ok(), "{}", o.describe());
+}
+
+/// tests/c/`name`.c built against b2rs and against the reference: (ours, reference).
+fn build_c(s: &Scratch, name: &str, refd: &Path) -> (PathBuf, PathBuf) {
+    let src = common::repo_root().join(format!("tests/c/{name}.c"));
+    let (ours, reference) = (
+        s.path(&format!("{name}_ours")),
+        s.path(&format!("{name}_ref")),
+    );
+    common::compile_c(&src, &ours, common::Lib::Ours, refd).unwrap();
+    common::compile_c(&src, &reference, common::Lib::Ref, refd).unwrap();
+    (ours, reference)
+}
+
 fn content(f: &Frame) -> Vec<Vec<u8>> {
     (0..f.nchunks())
         .map(|i| decode(&f.get_chunk(i).unwrap()))
@@ -228,16 +277,11 @@ fn content(f: &Frame) -> Vec<Vec<u8>> {
 fn http_frames_read_like_files() {
     let s = Scratch::new("remote", "http_frames");
     let root = s.path("www");
-    std::fs::create_dir_all(&root).unwrap();
-    write_frame(
-        Location::File {
-            path: root.join("c.b2frame"),
-            offset: 0,
-        },
-        7,
-        100_000,
+    write_frames(
+        &root,
+        ("c.b2frame", (7, 100_000)),
+        ("s.b2frame", (5, 70_000)),
     );
-    write_frame(Location::Dir(root.join("s.b2frame")), 5, 70_000);
     let srv = Server::http(&root, &[]);
     let io = remote(2);
     let stdio: Arc<dyn Io> = Arc::new(StdIo);
@@ -333,16 +377,11 @@ fn one_chunk_of_1gib_costs_one_chunk() {
 fn parallel_readers_share_one_client() {
     let s = Scratch::new("remote", "parallel");
     let root = s.path("www");
-    std::fs::create_dir_all(&root).unwrap();
-    write_frame(
-        Location::File {
-            path: root.join("p.b2frame"),
-            offset: 0,
-        },
-        32,
-        200_000,
+    write_frames(
+        &root,
+        ("p.b2frame", (32, 200_000)),
+        ("p.sparse", (32, 50_000)),
     );
-    write_frame(Location::Dir(root.join("p.sparse")), 32, 50_000);
     let srv = Server::http(&root, &[]);
     let io = remote(2);
     let shared = Frame::open_path(Path::new(&srv.url("p.b2frame")), 0, io.clone()).unwrap();
@@ -478,32 +517,8 @@ fn c_program_reads_urls() {
     }
     let s = Scratch::new("remote", "c_program");
     let root = s.path("www");
-    std::fs::create_dir_all(&root).unwrap();
-    write_frame(
-        Location::File {
-            path: root.join("c.b2frame"),
-            offset: 0,
-        },
-        5,
-        80_000,
-    );
-    write_frame(Location::Dir(root.join("s.b2frame")), 4, 60_000);
-    let py = format!(
-        "import blosc2, numpy as np\n\
-         a = np.arange(10*12*5, dtype=np.int64).reshape(10, 12, 5)\n\
-         blosc2.asarray(a, urlpath='{0}/a.b2nd', mode='w', chunks=(4, 5, 5), blocks=(2, 3, 5))\n\
-         blosc2.asarray(a * 3, urlpath='{0}/sa.b2nd', mode='w', contiguous=False, chunks=(3, 4, 5), blocks=(1, 4, 5))\n",
-        root.display()
-    );
-    let o = common::run_cmd(
-        Command::new("python3").args(["-c", &py]),
-        Duration::from_secs(120),
-    );
-    assert!(o.ok(), "{}", o.describe());
-    let src = common::repo_root().join("tests/c/remote_read.c");
-    let (ref_bin, ours_bin) = (s.path("read_ref"), s.path("read_ours"));
-    common::compile_c(&src, &ref_bin, common::Lib::Ref, &refd).unwrap();
-    common::compile_c(&src, &ours_bin, common::Lib::Ours, &refd).unwrap();
+    make_inputs(&root, (5, 80_000), (4, 60_000), true);
+    let (ours_bin, ref_bin) = build_c(&s, "remote_read", &refd);
     let srv = Server::http(&root, &[]);
     for (frame, array) in [("c.b2frame", "a.b2nd"), ("s.b2frame", "sa.b2nd")] {
         let local = common::run_cmd(
@@ -543,6 +558,17 @@ fn s3_env<'a>(cmd: &'a mut Command, endpoint: &str) -> &'a mut Command {
         .env("AWS_ENDPOINT_URL", endpoint)
 }
 
+/// moto's server for `test`, with boto3 and Python blosc2 beside it (`None`: skipped locally,
+/// a failure on CI).
+fn moto_for(test: &str) -> Option<Server> {
+    let Some(moto) = Server::moto() else {
+        require(false, test, "moto_server");
+        return None;
+    };
+    let py = common::python_imports("boto3, blosc2, numpy");
+    require(py, test, "python boto3/blosc2").then_some(moto)
+}
+
 fn b2rs_tool() -> PathBuf {
     common::profile_dir().join("b2rs")
 }
@@ -552,40 +578,12 @@ fn b2rs_tool() -> PathBuf {
 #[test]
 fn s3_objects_read_like_files() {
     let test = "s3_objects_read_like_files";
-    let Some(moto) = Server::moto() else {
-        require(false, test, "moto_server");
+    let Some(moto) = moto_for(test) else {
         return;
     };
-    if !require(
-        common::python_imports("boto3, blosc2, numpy"),
-        test,
-        "python boto3/blosc2",
-    ) {
-        return;
-    }
     let s = Scratch::new("remote", "s3");
     let root = s.path("data");
-    std::fs::create_dir_all(&root).unwrap();
-    write_frame(
-        Location::File {
-            path: root.join("c.b2frame"),
-            offset: 0,
-        },
-        6,
-        90_000,
-    );
-    write_frame(Location::Dir(root.join("s.b2frame")), 3, 40_000);
-    let py = format!(
-        "import blosc2, numpy as np\n\
-         a = np.arange(10*12*5, dtype=np.int64).reshape(10, 12, 5)\n\
-         blosc2.asarray(a, urlpath='{0}/a.b2nd', mode='w', chunks=(4, 5, 5), blocks=(2, 3, 5))\n",
-        root.display()
-    );
-    let o = common::run_cmd(
-        Command::new("python3").args(["-c", &py]),
-        Duration::from_secs(120),
-    );
-    assert!(o.ok(), "{}", o.describe());
+    make_inputs(&root, (6, 90_000), (3, 40_000), false);
     let tool = common::repo_root().join("tests/servers/s3_tool.py");
     for (local, key) in [
         ("c.b2frame", "runs/c.b2frame"),
@@ -655,10 +653,7 @@ fn s3_objects_read_like_files() {
 
     // C: the same program, through the environment's settings
     if let Some(refd) = common::ref_dir() {
-        let src = common::repo_root().join("tests/c/remote_read.c");
-        let (ref_bin, ours_bin) = (s.path("read_ref"), s.path("read_ours"));
-        common::compile_c(&src, &ref_bin, common::Lib::Ref, &refd).unwrap();
-        common::compile_c(&src, &ours_bin, common::Lib::Ours, &refd).unwrap();
+        let (ours_bin, ref_bin) = build_c(&s, "remote_read", &refd);
         let local = common::run_cmd(
             Command::new(&ref_bin)
                 .arg(root.join("c.b2frame"))
@@ -712,6 +707,45 @@ fn s3_objects_read_like_files() {
         assert!(o.ok(), "{}", o.describe());
         let want: Vec<u8> = (0..6).flat_map(|i| chunk_data(i, 90_000)).collect();
         assert_eq!(std::fs::read(&out).unwrap(), want);
+        // verify, and convert from s3:// to a file and from a file to s3://
+        let cli = |args: &[&std::ffi::OsStr]| {
+            let o = common::run_cmd(
+                s3_env(&mut Command::new(&tool), &moto.base()).args(args),
+                Duration::from_secs(60),
+            );
+            assert!(o.ok(), "{args:?}: {}", o.describe());
+            o.stdout
+        };
+        let os = |x: &str| std::ffi::OsString::from(x);
+        let out = cli(&[&os("verify"), &os("s3://bucket/runs/s.b2frame")]);
+        assert!(out.contains("OK (3 chunks"), "{out}");
+        let local = s.path("a_copy.b2nd");
+        cli(&[
+            &os("convert"),
+            &os("s3://bucket/arrays/a.b2nd"),
+            local.as_os_str(),
+        ]);
+        let py = format!(
+            "import blosc2, numpy as np\n\
+             assert (blosc2.open('{}')[:] == np.arange(600).reshape(10, 12, 5)).all()\n",
+            local.display()
+        );
+        let o = common::run_cmd(
+            Command::new("python3").args(["-c", &py]),
+            Duration::from_secs(60),
+        );
+        assert!(o.ok(), "{}", o.describe());
+        cli(&[
+            &os("convert"),
+            root.join("c.b2frame").as_os_str(),
+            &os("s3://bucket/conv/c.b2frame"),
+            &os("--sparse"),
+        ]);
+        let out = cli(&[&os("verify"), &os("s3://bucket/conv/c.b2frame")]);
+        assert!(
+            out.contains("OK (") && out.contains("540000 bytes"),
+            "{out}"
+        );
     } else {
         assert!(!in_ci(), "{} not built", tool.display());
     }
@@ -747,23 +781,12 @@ fn s3_frames_written_by_b2rs() {
         assert!(!in_ci(), "{}", common::missing_ref_message());
         return common::skip(test, &common::missing_ref_message());
     };
-    let Some(moto) = Server::moto() else {
-        require(false, test, "moto_server");
+    let Some(moto) = moto_for(test) else {
         return;
     };
-    if !require(
-        common::python_imports("boto3, blosc2, numpy"),
-        test,
-        "python boto3/blosc2",
-    ) {
-        return;
-    }
     let s = Scratch::new("remote", "s3_write");
-    let (wr, rd, rd_ref) = (s.path("write"), s.path("read"), s.path("read_ref"));
-    let c = common::repo_root().join("tests/c");
-    common::compile_c(&c.join("remote_write.c"), &wr, common::Lib::Ours, &refd).unwrap();
-    common::compile_c(&c.join("remote_read.c"), &rd, common::Lib::Ours, &refd).unwrap();
-    common::compile_c(&c.join("remote_read.c"), &rd_ref, common::Lib::Ref, &refd).unwrap();
+    let (wr, _) = build_c(&s, "remote_write", &refd);
+    let (rd, rd_ref) = build_c(&s, "remote_read", &refd);
     // the bucket
     let empty = s.path("empty");
     std::fs::write(&empty, b"").unwrap();
@@ -965,67 +988,20 @@ fn https_checks_the_certificate() {
         50_000,
     );
     // a CA of the test's own, and the server's certificate signed by it
-    let (ca, ca_key) = (s.path("ca.pem"), s.path("ca.key"));
-    let (cert, key, csr, ext) = (
-        s.path("cert.pem"),
-        s.path("key.pem"),
-        s.path("req.csr"),
-        s.path("ext.cnf"),
-    );
+    let (ca, cert, key) = (s.path("ca.pem"), s.path("cert.pem"), s.path("key.pem"));
+    let ext = s.path("ext.cnf");
     std::fs::write(
         &ext,
         "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n",
     )
     .unwrap();
-    let steps: Vec<Vec<std::ffi::OsString>> = vec![
-        vec![
-            "req".into(),
-            "-x509".into(),
-            "-newkey".into(),
-            "rsa:2048".into(),
-            "-nodes".into(),
-            "-days".into(),
-            "2".into(),
-            "-subj".into(),
-            "/CN=b2rs test CA".into(),
-            "-keyout".into(),
-            ca_key.clone().into(),
-            "-out".into(),
-            ca.clone().into(),
-        ],
-        vec![
-            "req".into(),
-            "-newkey".into(),
-            "rsa:2048".into(),
-            "-nodes".into(),
-            "-subj".into(),
-            "/CN=127.0.0.1".into(),
-            "-keyout".into(),
-            key.clone().into(),
-            "-out".into(),
-            csr.clone().into(),
-        ],
-        vec![
-            "x509".into(),
-            "-req".into(),
-            "-in".into(),
-            csr.into(),
-            "-CA".into(),
-            ca.clone().into(),
-            "-CAkey".into(),
-            ca_key.into(),
-            "-CAcreateserial".into(),
-            "-days".into(),
-            "2".into(),
-            "-extfile".into(),
-            ext.into(),
-            "-out".into(),
-            cert.clone().into(),
-        ],
-    ];
-    for args in steps {
+    for args in [
+        "req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=b2rs-test-CA -keyout ca.key -out ca.pem",
+        "req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -keyout key.pem -out req.csr",
+        "x509 -req -in req.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile ext.cnf -out cert.pem",
+    ] {
         let o = common::run_cmd(
-            Command::new("openssl").args(&args).current_dir(&s.dir),
+            Command::new("openssl").args(args.split(' ')).current_dir(&s.dir),
             Duration::from_secs(60),
         );
         assert!(o.ok(), "{}", o.describe());
@@ -1035,10 +1011,7 @@ fn https_checks_the_certificate() {
         &["--tls", cert.to_str().unwrap(), key.to_str().unwrap()],
     );
     let url = format!("https://127.0.0.1:{}/c.b2frame", srv.port);
-    let (rd, rd_ref) = (s.path("read"), s.path("read_ref"));
-    let src = common::repo_root().join("tests/c/remote_read.c");
-    common::compile_c(&src, &rd, common::Lib::Ours, &refd).unwrap();
-    common::compile_c(&src, &rd_ref, common::Lib::Ref, &refd).unwrap();
+    let (rd, rd_ref) = build_c(&s, "remote_read", &refd);
     let refused = common::run_cmd(
         Command::new(&rd)
             .arg(&url)

@@ -141,6 +141,34 @@ impl IntoChunk for Vec<u8> {
     }
 }
 
+/// A chunk either borrowed (copied when stored) or owned (stored as it is).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::schunk::{IntoChunk, Schunk};
+/// use b2rs::{chunk, CParams, DParams};
+/// use std::borrow::Cow;
+///
+/// let mut c = vec![0u8; 100 + chunk::header::MAX_OVERHEAD];
+/// let n = chunk::compress(&CParams::default(), &[5u8; 100], &mut c).unwrap();
+/// c.truncate(n);
+/// let mut sc = Schunk::new(CParams::default(), DParams::default());
+/// sc.append_chunk(Cow::Borrowed(&c[..])).unwrap();
+/// assert_eq!(sc.append_chunk(Cow::<[u8]>::Owned(c)).unwrap(), 2);
+/// ```
+impl IntoChunk for std::borrow::Cow<'_, [u8]> {
+    fn bytes(&self) -> &[u8] {
+        self
+    }
+    fn into_stored(self) -> Box<dyn ChunkBytes> {
+        match self {
+            std::borrow::Cow::Owned(v) => Box::new(v),
+            std::borrow::Cow::Borrowed(b) => Box::new(b.to_vec()),
+        }
+    }
+}
+
 impl IntoChunk for &[u8] {
     fn bytes(&self) -> &[u8] {
         self

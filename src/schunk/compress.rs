@@ -64,8 +64,9 @@ pub(crate) fn compress_to_vec(
     cap: usize,
     mut compress_into: impl FnMut(&mut Vec<u8>) -> Result<usize>,
 ) -> Result<Vec<u8>> {
-    if let Some(r) = with_compress_scratch(cap, |out| compress_into(out).map(|n| out[..n].to_vec()))
-    {
+    if let Some(r) = with_compress_scratch(cap, |out| {
+        compress_into(out).map(|n| scratch_chunk(out, n).into_owned())
+    }) {
         return r;
     }
     let mut out = Vec::new();
@@ -73,6 +74,20 @@ pub(crate) fn compress_to_vec(
     out.truncate(n);
     out.shrink_to_fit();
     Ok(out)
+}
+
+/// The chunk compressed into the thread's kept buffer `out` (its first `n` bytes): borrowed
+/// (copied when stored) when small, else the buffer itself, trimmed, so a chunk that hardly
+/// compressed (stored as it came) is not copied again; the thread's next chunk then gets a new
+/// buffer, as a chunk compressed into a fresh allocation would.
+pub(crate) fn scratch_chunk(out: &mut Vec<u8>, n: usize) -> std::borrow::Cow<'_, [u8]> {
+    if n < out.len() / 2 {
+        return std::borrow::Cow::Borrowed(&out[..n]);
+    }
+    let mut v = std::mem::take(out);
+    v.truncate(n);
+    v.shrink_to_fit();
+    std::borrow::Cow::Owned(v)
 }
 
 /// Grow `out` to at least `len` bytes (contents unspecified; an allocation failure is an

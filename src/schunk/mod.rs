@@ -27,7 +27,7 @@ use bytes::{new_stamp, Chunks, SharedChunk, Stored};
 pub use bytes::{ChunkBytes, IntoChunk};
 pub(crate) use compress::compress_chunk;
 #[cfg(feature = "capi")]
-pub(crate) use compress::{compress_to_vec, grow_zeroed, with_compress_scratch};
+pub(crate) use compress::{compress_to_vec, grow_zeroed, scratch_chunk, with_compress_scratch};
 pub use compress::{Compressor, SharedCompressor};
 pub(crate) use copy::same_coding;
 pub(crate) use meta::to_frame_metalayers;

@@ -281,20 +281,6 @@ pub unsafe extern "C" fn blosc2_schunk_delete_chunk(
     })
 }
 
-/// The chunk compressed into the thread's kept buffer `out` (`k` bytes): borrowed (copied when
-/// stored) when it is small, else the buffer itself, trimmed, so a chunk that hardly
-/// compressed (stored as it came) is not copied again; the next chunk then gets a new buffer,
-/// as a chunk compressed into a fresh allocation would.
-fn kept_or_taken(out: &mut Vec<u8>, k: usize) -> Cow<'_, [u8]> {
-    if k < out.len() / 2 {
-        return Cow::Borrowed(&out[..k]);
-    }
-    let mut v = std::mem::take(out);
-    v.truncate(k);
-    v.shrink_to_fit();
-    Cow::Owned(v)
-}
-
 /// Compress `nbytes` of `src` with the super-chunk's compression context and append them.
 ///
 /// # Safety
@@ -332,7 +318,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
                         |n, s| {
                             set_ctx_nchunk(cctx, n);
                             let k = compress_ctx_into(cctx, s, out)?;
-                            Ok(kept_or_taken(out, k))
+                            Ok(crate::schunk::scratch_chunk(out, k))
                         },
                         s,
                     )

@@ -845,6 +845,11 @@ fn s3_frames_written_by_b2rs() {
         );
     }
 
+    // the sparse frame's dropped chunk object went after its new index was stored
+    let listing = s3_tool(&moto, &["list", "bucket", "w/s.b2frame/"]).stdout;
+    assert!(!listing.contains("w/s.b2frame/00000000.chunk"), "{listing}");
+    assert!(listing.contains("w/s.b2frame/00000001.chunk"), "{listing}");
+
     // Python blosc2 reads the downloaded objects
     let dl = s.path("dl");
     std::fs::create_dir_all(&dl).unwrap();

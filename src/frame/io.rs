@@ -274,6 +274,25 @@ pub trait Io: Send + Sync {
         })
     }
 
+    /// Delete the file at `path` once what is being written now is durable: a sparse frame's
+    /// chunk file that a change dropped goes only after the new index is stored (a remote
+    /// back-end waits for [`Io::flush`]), so a writer stopped in between leaves the old index
+    /// with every chunk it names. By default, at once ([`Io::remove_file`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::io::{Io, StdIo};
+    ///
+    /// let p = std::env::temp_dir().join(format!("b2rs-doc-{}.later", std::process::id()));
+    /// std::fs::write(&p, b"1").unwrap();
+    /// StdIo.remove_after_flush(&p).unwrap();
+    /// assert!(!p.exists());
+    /// ```
+    fn remove_after_flush(&self, path: &Path) -> Result<()> {
+        self.remove_file(path)
+    }
+
     /// Make what was written at `path` (and below it) durable where the back-end defers it:
     /// a remote back-end uploads its staged objects. A no-op by default (files are written
     /// in place).

@@ -71,7 +71,7 @@ pub(super) fn chunk_file_len(dir: &Path, io: &dyn Io, n: i64) -> Result<u64> {
 
 /// Delete chunk file number `n`.
 pub(super) fn remove_chunk(dir: &Path, io: &dyn Io, n: i64) -> Result<()> {
-    io.remove_file(&chunk_path(dir, n)?)
+    io.remove_after_flush(&chunk_path(dir, n)?)
 }
 
 /// The number for a new chunk file: the largest in use plus one.

@@ -403,7 +403,20 @@ impl Io for RemoteIo {
             .map_err(|f| failed(&url, "deleting", &f, Error::FileRemove))
     }
 
-    /// Upload the staged objects at `path` and below it (a sparse frame's index last).
+    /// Deleted at the next flush, after the index that no longer names it is uploaded.
+    fn remove_after_flush(&self, path: &Path) -> Result<()> {
+        let target = target_of(path)?;
+        let url = target.url();
+        if !matches!(target, Target::S3 { .. }) {
+            return Err(read_only(&url));
+        }
+        self.staging().delete_later(&url);
+        self.cache().forget(&url);
+        Ok(())
+    }
+
+    /// Upload the staged objects at `path` and below it (a sparse frame's index last), then
+    /// delete the objects a change dropped.
     fn flush(&self, path: &Path) -> Result<()> {
         let url = target_of(path)?.url();
         let dirty = self.staging().dirty_at(&url);
@@ -412,6 +425,14 @@ impl Io for RemoteIo {
             self.upload(&t, &u, &local)?;
             self.cache().forget(&u);
             self.staging().remove(&u);
+        }
+        let gone = self.staging().deletes_at(&url);
+        for u in gone {
+            let t = Target::parse(&u)?;
+            self.client
+                .delete(&t)
+                .map_err(|f| failed(&u, "deleting", &f, Error::FileRemove))?;
+            self.staging().deleted(&u);
         }
         Ok(())
     }

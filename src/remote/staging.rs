@@ -4,7 +4,7 @@
 //! [`super::RemoteIo::flush`] for upload. Memory stays O(part): files, not buffers.
 
 use crate::error::{Error, Result};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 /// One staged object.
@@ -19,6 +19,8 @@ pub(super) struct Staging {
     dir: Option<PathBuf>,
     files: HashMap<String, Staged>,
     next: u64,
+    /// Objects to delete at the next flush of a prefix holding them.
+    deletes: HashSet<String>,
 }
 
 impl Staging {
@@ -46,6 +48,7 @@ impl Staging {
             }
         };
         self.next += 1;
+        self.deletes.remove(url);
         let local = dir.join(format!("{}.part", self.next));
         if let Some(old) = self.files.insert(
             url.to_string(),
@@ -85,6 +88,30 @@ impl Staging {
         if let Some(s) = self.files.remove(url) {
             let _ = std::fs::remove_file(s.local);
         }
+    }
+
+    /// Delete `url` at the next flush of a prefix holding it (its staged copy goes now).
+    pub(super) fn delete_later(&mut self, url: &str) {
+        self.remove(url);
+        self.deletes.insert(url.to_string());
+    }
+
+    /// The objects at `url` or below it waiting to be deleted.
+    pub(super) fn deletes_at(&self, url: &str) -> Vec<String> {
+        let below = format!("{}/", url.trim_end_matches('/'));
+        let mut v: Vec<String> = self
+            .deletes
+            .iter()
+            .filter(|k| k.as_str() == url || k.starts_with(&below))
+            .cloned()
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// `url` was deleted.
+    pub(super) fn deleted(&mut self, url: &str) {
+        self.deletes.remove(url);
     }
 
     /// The changed objects at `url` or below it, in upload order: a sparse frame's index

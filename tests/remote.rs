@@ -1,6 +1,6 @@
 //! Frames and arrays read from HTTP servers and S3-compatible stores (src/remote), all on
 //! 127.0.0.1: a small Python server that honours `Range` and logs every request
-//! (tests/servers/range_http.py), and moto's S3 server (`moto_server`, installed by
+//! (tests/servers/range_http.py), and moto's S3 server (`python3 -m moto.server`, installed by
 //! tools/fetch-reference.sh). Contiguous and sparse frames written by b2rs and arrays written
 //! by the reference (Python blosc2) read back through both schemes, from Rust, from a C
 //! program and from the CLI; what one chunk read costs in requests and bytes; parallel
@@ -83,9 +83,9 @@ impl Server {
         Server { child, port }
     }
 
-    /// moto's S3 server, if installed.
+    /// moto's S3 server (`python3 -m moto.server`), if installed.
     fn moto() -> Option<Server> {
-        if !common::have_command("moto_server") {
+        if !common::python_imports("moto.server") {
             return None;
         }
         let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -93,8 +93,15 @@ impl Server {
             .local_addr()
             .unwrap()
             .port();
-        let child = Command::new("moto_server")
-            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+        let child = Command::new("python3")
+            .args([
+                "-m",
+                "moto.server",
+                "-H",
+                "127.0.0.1",
+                "-p",
+                &port.to_string(),
+            ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -562,7 +569,7 @@ fn s3_env<'a>(cmd: &'a mut Command, endpoint: &str) -> &'a mut Command {
 /// a failure on CI).
 fn moto_for(test: &str) -> Option<Server> {
     let Some(moto) = Server::moto() else {
-        require(false, test, "moto_server");
+        require(false, test, "moto (python3 -m moto.server)");
         return None;
     };
     let py = common::python_imports("boto3, blosc2, numpy");

@@ -7,7 +7,8 @@
 #     $B2RS_REF_DIR/blosc2/lib/libblosc2.so{,.9}
 #   python3: `import blosc2` at version 4.14.1; `import bloscpack` 0.16 with python-blosc 1.x
 #   cmake on PATH (pip install cmake if missing)
-#   moto_server and boto3 (pip install moto[server]): the S3 server of tests/remote.rs
+#   moto (pip install moto[server], run as python3 -m moto.server) and boto3: the S3 server of
+#   tests/remote.rs
 #   pkg-config (apt-get, else PyPI's pkgconf; failure tolerated: the packaging test then skips
 #   that part, except on CI where it fails)
 #   clang-19 (apt-get; failure tolerated): tools/cc-pick compiles zstd with it, the measured
@@ -103,13 +104,13 @@ fi
 
 # 3c. an S3-compatible server for tests/remote.rs (moto, started by the tests on 127.0.0.1)
 #     and boto3, the independent client that uploads its test objects
-MOTO_VERSION=5.2.5
-if command -v moto_server >/dev/null 2>&1 && "$PY" -c "import boto3, moto" 2>/dev/null; then
-    say "moto_server and boto3 already installed"
+MOTO_VERSION=5.2.1
+moto_check='import boto3, moto.server'
+if "$PY" -c "$moto_check" 2>/dev/null; then
+    say "moto (server) and boto3 already installed"
 else
     say "pip install moto[server]==$MOTO_VERSION"
-    if "$PY" -m pip install --quiet "moto[server]==$MOTO_VERSION" && hash -r \
-        && command -v moto_server >/dev/null 2>&1; then
+    if "$PY" -m pip install --quiet "moto[server]==$MOTO_VERSION" && "$PY" -c "$moto_check"; then
         say "moto installed"
     else
         say "WARNING: could not install moto; tests/remote.rs skips its S3 test (it fails on CI)"

@@ -34,6 +34,7 @@ impl Staging {
         let dir = match &self.dir {
             Some(d) => d.clone(),
             None => {
+                sweep_dead(&std::env::temp_dir());
                 let d = std::env::temp_dir().join(format!("b2rs-remote-{}", std::process::id()));
                 std::fs::create_dir_all(&d).map_err(|e| {
                     crate::trace_error!(
@@ -128,6 +129,32 @@ impl Staging {
         let index = format!("/{}", crate::frame::INDEX_NAME);
         v.sort_by_key(|(k, _)| (k.ends_with(&index), k.clone()));
         v
+    }
+}
+
+/// Remove the staging directories (`b2rs-remote-<pid>`) in `tmp` left by processes that no
+/// longer run (a writer killed before it uploaded); Linux only (`/proc/<pid>`), a no-op
+/// elsewhere.
+fn sweep_dead(tmp: &std::path::Path) {
+    if !std::path::Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(tmp) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let pid = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("b2rs-remote-"))
+            .and_then(|p| p.parse::<u32>().ok());
+        if let Some(pid) = pid {
+            if pid != std::process::id()
+                && !std::path::Path::new(&format!("/proc/{}", pid)).exists()
+            {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
     }
 }
 

@@ -380,6 +380,110 @@ fn one_chunk_of_1gib_costs_one_chunk() {
     assert_eq!(io.stats().requests, (open.len() + read.len()) as u64);
 }
 
+/// A remote frame with a large index (400 000 chunks: a 0.67 MB compressed offsets chunk) does
+/// not download it at open: its block starts, then the compressed block holding an asked-for
+/// entry (counted in the server's log).
+#[test]
+fn a_large_remote_index_is_read_a_piece_at_a_time() {
+    let s = Scratch::new("remote", "large_index");
+    let root = s.path("www");
+    std::fs::create_dir_all(&root).unwrap();
+    // chunks of 8 to 199 bytes stored as they are (clevel 0), each starting with its number:
+    // chunk sizes that vary, so the offsets do not compress much
+    let n = 400_000usize;
+    let cp = CParams {
+        clevel: 0,
+        ..cparams()
+    };
+    let chunk_of = |i: usize| {
+        let mut rng = Rng::new(i as u64 + 7);
+        let len = 8 + rng.below(192) as usize;
+        let mut data: Vec<u8> = (0..len).map(|_| rng.below(256) as u8).collect();
+        data[..8].copy_from_slice(&(i as u64).to_le_bytes());
+        let mut dst = vec![0u8; len + 64];
+        let k = b2rs::chunk::compress(&cp, &data, &mut dst).unwrap();
+        dst.truncate(k);
+        (data, dst)
+    };
+    let chunks: Vec<Vec<u8>> = (0..n).map(|i| chunk_of(i).1).collect();
+    let refs: Vec<&[u8]> = chunks.iter().map(|c| c.as_slice()).collect();
+    let params = FrameParams::from_cparams(&cp, 1);
+    let local = Frame::from_chunks(&params, &refs, &[], &[]).unwrap();
+    let bytes = local.to_bytes().unwrap();
+    drop(refs);
+    drop(chunks);
+    // the offsets chunk: what follows the chunks, less the trailer (under 100 bytes here)
+    let (local_hl, local_cbytes) = (local.header_len(), local.cbytes());
+    let off_len = bytes.len() as i64 - local_hl - local_cbytes;
+    assert!(off_len > 600_000, "{off_len}");
+    std::fs::write(root.join("many.b2frame"), &bytes).unwrap();
+    let want = local.offsets().unwrap();
+    drop(local);
+
+    let srv = Server::http(&root, &[]);
+    let io = remote(0);
+    let far = Frame::open_path(Path::new(&srv.url("many.b2frame")), 0, io.clone()).unwrap();
+    assert_eq!(far.nchunks(), n as i64);
+    let total = |l: &[(String, Option<String>, u16, u64)]| l.iter().map(|e| e.3).sum::<u64>();
+    let open = srv.log();
+    srv.reset();
+    let mut reads = Vec::new();
+    for i in [250_000usize, 120_000, 250_001] {
+        let got = decode(&far.get_chunk(i as i64).unwrap());
+        assert_eq!(got, chunk_of(i).0, "chunk {i}");
+        reads.push(srv.log());
+        srv.reset();
+    }
+    eprintln!(
+        "index {off_len} bytes; open: {} requests, {} bytes {open:?}; chunk reads: {:?}",
+        open.len(),
+        total(&open),
+        reads
+            .iter()
+            .map(|l| (l.len(), total(l)))
+            .collect::<Vec<_>>()
+    );
+    // open: the header, the trailer, the index's block starts (and its first block)
+    assert!(open.len() <= 4, "{open:?}");
+    assert!(total(&open) <= 4 * 2 * 65536, "{open:?}");
+    // a chunk far from those read: an index piece and the chunk, a few blocks of each
+    for (k, l) in reads.iter().enumerate() {
+        assert!(l.len() <= 2, "read {k}: {l:?}");
+        assert!(total(l) <= 4 * 65536, "read {k}: {l:?}");
+    }
+    // the next chunk: all cached
+    assert!(reads[2].is_empty(), "{:?}", reads[2]);
+    // the whole index on demand, the same as read from the file
+    assert_eq!(far.offsets().unwrap(), want);
+    let whole = srv.log();
+    assert!(total(&whole) < off_len as u64, "{whole:?}");
+    assert_eq!(decode(&far.get_chunk(77_777).unwrap()), chunk_of(77_777).0);
+
+    // a damaged index: a block start out of the chunk fails at open; damaged compressed
+    // bytes in a block, when that block is read (an error or other bytes, never a crash)
+    let coff_at = (local_hl + local_cbytes) as usize;
+    let mut bad = bytes.clone();
+    bad[coff_at + 40..coff_at + 44].copy_from_slice(&u32::MAX.to_le_bytes());
+    std::fs::write(root.join("bad.b2frame"), &bad).unwrap();
+    let e = Frame::open_path(Path::new(&srv.url("bad.b2frame")), 0, remote(0)).unwrap_err();
+    assert_eq!(e, Error::InvalidHeader);
+    let mut bad = bytes.clone();
+    let mid = coff_at + off_len as usize / 2;
+    for b in &mut bad[mid..mid + 256] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(root.join("bad.b2frame"), &bad).unwrap();
+    let far = Frame::open_path(Path::new(&srv.url("bad.b2frame")), 0, remote(0)).unwrap();
+    assert_eq!(decode(&far.get_chunk(0).unwrap()), chunk_of(0).0);
+    let wrong = (150_000..250_000i64)
+        .filter(|&i| match far.get_chunk(i) {
+            Ok(c) => b2rs::chunk::Header::sizes(&c).is_err() || c[..] != chunk_of(i as usize).1[..],
+            Err(_) => true,
+        })
+        .count();
+    assert!(wrong > 0, "the damaged index read like the good one");
+}
+
 #[test]
 fn parallel_readers_share_one_client() {
     let s = Scratch::new("remote", "parallel");

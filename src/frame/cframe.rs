@@ -2,6 +2,7 @@
 //! (offsets chunk, header, trailer) in the order of FRAME.md §7, for frames in memory, in files
 //! (at any offset) and for the index file of sparse frames.
 
+use super::coff::{Coff, ReadFn};
 use super::header::{self, FixedHeader, HEADER_MINLEN};
 use super::io::{IoHandle, OpenMode};
 use super::offsets::{reserve_table, Offsets};
@@ -174,9 +175,32 @@ fn read_vec(b: &mut Bytes<'_>, pos: u64, len: u64) -> Result<Vec<u8>> {
     Ok(buf)
 }
 
+/// Makes the reader of the offsets chunk at a position of the frame's bytes.
+type Fetcher = Box<dyn Fn(u64) -> ReadFn>;
+
+/// How a frame on a ranged back-end ([`Io::ranged`]) reads its offsets chunk later.
+fn fetcher_of(storage: &Storage) -> Option<Fetcher> {
+    let (io, path, base) = match storage {
+        Storage::Memory(_) => return None,
+        Storage::File { path, offset, io } => (io, path.clone(), *offset),
+        Storage::Dir { path, io } => (io, sframe::index_path(path), 0),
+    };
+    if !io.ranged(&path) {
+        return None;
+    }
+    let io = io.clone();
+    Some(Box::new(move |pos| {
+        let (io, path) = (io.clone(), path.clone());
+        Box::new(move |at, buf| {
+            io.open(&path, OpenMode::Read)?
+                .read_at(base + pos + at, buf)
+        })
+    }))
+}
+
 /// Read and validate a frame (FRAME.md §11). `exact`: the frame must fill all the bytes
-/// (in-memory frames).
-fn parse(b: &mut Bytes<'_>, sparse: bool, exact: bool) -> Result<Parsed> {
+/// (in-memory frames); `fetcher`: read the offsets chunk as its entries are asked for.
+fn parse(b: &mut Bytes<'_>, sparse: bool, exact: bool, fetcher: Option<Fetcher>) -> Result<Parsed> {
     let avail = b.available()?;
     if avail < HEADER_MINLEN as u64 {
         crate::trace_error!("Not enough bytes for a frame header");
@@ -233,13 +257,16 @@ fn parse(b: &mut Bytes<'_>, sparse: bool, exact: bool) -> Result<Parsed> {
             return Err(invalid("The offsets chunk exceeds the frame"));
         }
         let nchunks = index::nchunks_of(fixed.nbytes, fixed.chunksize, Some(onb))?;
-        let coff = read_vec(b, off_pos, ocb as u64)?;
+        let coff = match fetcher {
+            Some(f) => Coff::fetched(ocb as usize, &oh, f(off_pos))?,
+            None => Coff::whole(read_vec(b, off_pos, ocb as u64)?),
+        };
         let max_offset = if sparse {
             u32::MAX as i64
         } else {
             fixed.cbytes - EXTENDED_HEADER_LENGTH as i64
         };
-        offsets = Offsets::from_chunk(coff, nchunks, max_offset)?;
+        offsets = Offsets::from_coff(coff, nchunks, max_offset)?;
         off_len = ocb as u64;
     } else {
         trailer_pos = hl;
@@ -270,9 +297,10 @@ fn parse(b: &mut Bytes<'_>, sparse: bool, exact: bool) -> Result<Parsed> {
 pub(super) fn load(mut storage: Storage) -> Result<Frame> {
     let sparse = matches!(storage, Storage::Dir { .. });
     let exact = matches!(storage, Storage::Memory(_));
+    let fetcher = fetcher_of(&storage);
     let p = {
         let mut b = open_bytes(&mut storage, OpenMode::Read)?;
-        parse(&mut b, sparse, exact)?
+        parse(&mut b, sparse, exact, fetcher)?
     };
     Ok(Frame {
         storage,

@@ -173,6 +173,22 @@ pub trait Io: Send + Sync {
         false
     }
 
+    /// Whether each read of `path` is a round trip (an object store, an HTTP server): a frame
+    /// there reads its index a block at a time as its entries are asked for, not whole at open.
+    /// `false` by default (and for a file: another handle may rewrite the index in place).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::io::{Io, StdIo};
+    ///
+    /// assert!(!StdIo.ranged(std::path::Path::new("frame.b2frame")));
+    /// ```
+    fn ranged(&self, path: &Path) -> bool {
+        let _ = path;
+        false
+    }
+
     /// Atomically replace the file `to` with the file `from` (a rename), if the back-end can:
     /// returns `Ok(false)` when it cannot (the default), and the caller then writes in place.
     ///

@@ -27,6 +27,7 @@ pub mod trailer;
 
 mod cframe;
 mod chunks;
+mod coff;
 mod metalayers;
 mod offsets;
 mod open;

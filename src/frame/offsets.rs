@@ -8,6 +8,7 @@
 //! whole table is decoded only when a change needs it. Small indexes (up to [`EAGER_BYTES`]) are
 //! decoded and checked at once, which keeps the errors of damaged small frames at open.
 
+use super::coff::Coff;
 use super::index::{self, OFFSET_SIZE};
 use crate::error::{Error, Result};
 use std::sync::Mutex;
@@ -37,13 +38,25 @@ enum Repr {
 struct Stored {
     /// The number of offsets.
     len: usize,
-    coff: Vec<u8>,
     /// Bytes decoded into the cache at a time (whole blocks and whole offsets).
     piece: usize,
     /// Largest valid stored offset (or chunk file number).
     max_offset: i64,
+    state: Mutex<State>,
+}
+
+struct State {
+    coff: Coff,
     /// The last piece decoded: its first entry and its offsets.
-    last: Mutex<Option<(usize, Vec<i64>)>>,
+    last: Option<(usize, Vec<i64>)>,
+}
+
+impl State {
+    /// Decode the bytes `start..start + buf.len()` of the offsets (fetching them first).
+    fn decode(&mut self, start: usize, buf: &mut [u8], out: &mut Vec<i64>) -> Result<()> {
+        self.coff.ensure(start, buf.len())?;
+        index::decode_range(self.coff.bytes(), start, buf, out)
+    }
 }
 
 /// An empty table with room for `n` offsets, reserved fallibly (`n` may come from an untrusted
@@ -93,18 +106,27 @@ impl Offsets {
     /// large ones when their entries are read (the first piece is decoded now, so a chunk that
     /// cannot be decoded at all fails here).
     pub(super) fn from_chunk(coff: Vec<u8>, nchunks: i64, max_offset: i64) -> Result<Offsets> {
-        let len = index::check_count(&coff, nchunks)?;
+        Offsets::from_coff(Coff::whole(coff), nchunks, max_offset)
+    }
+
+    /// Like [`Offsets::from_chunk`], for a chunk whose blocks may be fetched as they are read
+    /// (never decoded at once, whatever its size).
+    pub(super) fn from_coff(coff: Coff, nchunks: i64, max_offset: i64) -> Result<Offsets> {
+        let len = index::check_count(coff.bytes(), nchunks)?;
         let bytes = len * OFFSET_SIZE;
-        if bytes <= EAGER_BYTES {
-            return Ok(Offsets::from_table(decode_checked(&coff, len, max_offset)?));
+        if bytes <= EAGER_BYTES && !coff.is_fetched() {
+            return Ok(Offsets::from_table(decode_checked(
+                coff.bytes(),
+                len,
+                max_offset,
+            )?));
         }
         let offsets = Offsets {
             repr: Repr::Stored(Stored {
                 len,
-                piece: index::piece_of(&coff, bytes, CACHE_PIECE),
-                coff,
+                piece: index::piece_of(coff.bytes(), bytes, CACHE_PIECE),
                 max_offset,
-                last: Mutex::new(None),
+                state: Mutex::new(State { coff, last: None }),
             }),
         };
         offsets.get(0)?;
@@ -132,8 +154,8 @@ impl Offsets {
                 if i >= s.len {
                     return Err(Error::InvalidParam);
                 }
-                let mut last = s.last.lock().unwrap_or_else(|e| e.into_inner());
-                if let Some((first, piece)) = last.as_ref() {
+                let mut st = s.state.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some((first, piece)) = st.last.as_ref() {
                     if let Some(&o) = i.checked_sub(*first).and_then(|k| piece.get(k)) {
                         return check(i, o, s.max_offset);
                     }
@@ -143,9 +165,9 @@ impl Offsets {
                 let n = per_piece.min(s.len - first);
                 let mut buf = crate::error::zeroed_vec(n * OFFSET_SIZE)?;
                 let mut piece = Vec::with_capacity(n);
-                index::decode_range(&s.coff, first * OFFSET_SIZE, &mut buf, &mut piece)?;
+                st.decode(first * OFFSET_SIZE, &mut buf, &mut piece)?;
                 let o = piece[i - first];
-                *last = Some((first, piece));
+                st.last = Some((first, piece));
                 check(i, o, s.max_offset)
             }
         }
@@ -167,8 +189,10 @@ impl Offsets {
                 }
             }
             Repr::Stored(s) => {
-                let per_piece =
-                    index::piece_of(&s.coff, s.len * OFFSET_SIZE, WALK_PIECE) / OFFSET_SIZE;
+                let per_piece = {
+                    let st = s.state.lock().unwrap_or_else(|e| e.into_inner());
+                    index::piece_of(st.coff.bytes(), s.len * OFFSET_SIZE, WALK_PIECE) / OFFSET_SIZE
+                };
                 let mut buf = crate::error::zeroed_vec(per_piece.min(s.len) * OFFSET_SIZE)?;
                 let mut piece = Vec::with_capacity(per_piece.min(s.len));
                 let mut start = first / per_piece * per_piece;
@@ -176,7 +200,11 @@ impl Offsets {
                     let n = per_piece.min(s.len - start);
                     piece.clear();
                     let bytes = &mut buf[..n * OFFSET_SIZE];
-                    index::decode_range(&s.coff, start * OFFSET_SIZE, bytes, &mut piece)?;
+                    s.state.lock().unwrap_or_else(|e| e.into_inner()).decode(
+                        start * OFFSET_SIZE,
+                        bytes,
+                        &mut piece,
+                    )?;
                     for (k, &o) in piece.iter().enumerate().skip(first.saturating_sub(start)) {
                         if !f(start + k, check(start + k, o, s.max_offset)?)? {
                             return Ok(());
@@ -193,7 +221,11 @@ impl Offsets {
     pub(super) fn to_vec(&self) -> Result<Vec<i64>> {
         match &self.repr {
             Repr::Table(t) => Ok(t.clone()),
-            Repr::Stored(s) => decode_checked(&s.coff, s.len, s.max_offset),
+            Repr::Stored(s) => {
+                let mut st = s.state.lock().unwrap_or_else(|e| e.into_inner());
+                st.coff.ensure_all()?;
+                decode_checked(st.coff.bytes(), s.len, s.max_offset)
+            }
         }
     }
 

@@ -437,6 +437,11 @@ impl Io for RemoteIo {
         Ok(())
     }
 
+    /// Reads of an object are requests; not those of one staged here (being written).
+    fn ranged(&self, path: &Path) -> bool {
+        target_of(path).is_ok_and(|t| self.staging().local(&t.url()).is_none())
+    }
+
     /// A sparse frame when `path` holds no frame object but `path/chunks.b2frame` exists (an
     /// HTTP server may answer a directory's URL with a listing page: not a frame either).
     fn is_dir(&self, path: &Path) -> Result<bool> {

@@ -1043,6 +1043,57 @@ fn s3_frames_written_by_b2rs() {
         }
     }
 
+    // a new sparse frame at the prefix of an older, larger one: the older chunk objects it
+    // does not overwrite are deleted (after its index is stored); other objects stay
+    let note = s.path("note.txt");
+    std::fs::write(&note, b"not a chunk").unwrap();
+    for key in ["w/s.b2frame/notes.txt", "w/s.b2frame/sub/00000005.chunk"] {
+        s3_tool(&moto, &["put", "bucket", note.to_str().unwrap(), key]);
+    }
+    let before = s3_tool(&moto, &["list", "bucket", "w/s.b2frame/"]).stdout;
+    assert!(before.lines().count() > 8, "{before}");
+    let out = run(&wr, &["sparse", "s3://bucket/w/s.b2frame", "2"], None);
+    assert!(out.ends_with("free 0\n"), "{out}");
+    let mut after: Vec<String> = s3_tool(&moto, &["list", "bucket", "w/s.b2frame/"])
+        .stdout
+        .lines()
+        .map(|l| l.split(' ').next().unwrap().to_string())
+        .collect();
+    after.sort();
+    assert_eq!(
+        after,
+        [
+            "w/s.b2frame/00000000.chunk",
+            "w/s.b2frame/00000001.chunk",
+            "w/s.b2frame/chunks.b2frame",
+            "w/s.b2frame/notes.txt",
+            "w/s.b2frame/sub/00000005.chunk"
+        ],
+        "before: {before}"
+    );
+    assert_eq!(nchunks_of(&run(&rd, &["s3://bucket/w/s.b2frame"], None)), 2);
+    // the listing goes through every page (here of 2 keys), the keys below the prefix only
+    let creds = Credentials {
+        key_id: "testing".into(),
+        secret: "testing".into(),
+        token: None,
+    };
+    let lister = Client::new(
+        S3Config {
+            creds: Some(creds),
+            region: "us-east-1".into(),
+            endpoint: Some(moto.base()),
+        },
+        Duration::from_secs(20),
+        0,
+    );
+    let mut keys = lister
+        .list_pages("bucket", "w/s.b2frame/", Some(2))
+        .unwrap();
+    keys.sort();
+    assert_eq!(keys, after[..4], "{keys:?}");
+    assert!(lister.stats().requests >= 2, "{:?}", lister.stats());
+
     // an HTTP URL is read-only
     let out = common::run_cmd(
         Command::new(&wr).args(["sparse", &moto.url("bucket/x"), "1"]),

@@ -33,13 +33,14 @@ fn is_chunk_file_name(name: &str) -> bool {
 }
 
 /// Create the directory of a new sparse frame (removing the index and chunk files of a
-/// previous one) and an empty index file.
+/// previous one: on an object store after the new index is stored, so the old frame stays
+/// readable until then) and an empty index file.
 pub(super) fn create_dir(dir: &Path, io: &dyn Io) -> Result<()> {
     if let Some(files) = io.prepare_dir(dir)? {
         for p in files {
             let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
             if name.is_some_and(|n| n == INDEX_NAME || is_chunk_file_name(&n)) {
-                io.remove_file(&p)?;
+                io.remove_after_flush(&p)?;
             }
         }
     }

@@ -349,6 +349,68 @@ impl Client {
         }
     }
 
+    /// The keys of the objects directly below the prefix `dir` of `bucket` (`dir` ends with
+    /// `/`; deeper keys are not listed), through S3 `ListObjectsV2`, every page of it.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use b2rs::remote::Client;
+    ///
+    /// for key in Client::from_env().list("bucket", "runs/42.b2nd/").unwrap() {
+    ///     println!("{key}");
+    /// }
+    /// ```
+    pub fn list(&self, bucket: &str, dir: &str) -> Result<Vec<String>, Fault> {
+        self.list_pages(bucket, dir, None)
+    }
+
+    /// [`Client::list`] asking for pages of at most `max_keys` keys (S3's default: 1000).
+    #[doc(hidden)]
+    pub fn list_pages(
+        &self,
+        bucket: &str,
+        dir: &str,
+        max_keys: Option<u32>,
+    ) -> Result<Vec<String>, Fault> {
+        let target = Target::S3 {
+            bucket: bucket.to_string(),
+            key: String::new(),
+        };
+        let mut keys = Vec::new();
+        let mut token: Option<String> = None;
+        loop {
+            let mut query = vec![
+                ("delimiter".to_string(), "%2F".to_string()),
+                ("list-type".to_string(), "2".to_string()),
+                ("prefix".to_string(), super::url::encode(dir, false)),
+            ];
+            if let Some(m) = max_keys {
+                query.push(("max-keys".to_string(), m.to_string()));
+            }
+            if let Some(t) = &token {
+                query.push((
+                    "continuation-token".to_string(),
+                    super::url::encode(t, false),
+                ));
+            }
+            let reply = self.retry(&target, || self.send("GET", &target, &query, &[]))?;
+            let xml = String::from_utf8_lossy(&reply);
+            keys.extend(xml_fields(&xml, "Key").map(|k| xml_unescape(&k)));
+            match xml_field(&xml, "IsTruncated").as_deref() {
+                Some("true") => match xml_field(&xml, "NextContinuationToken") {
+                    Some(t) => token = Some(xml_unescape(&t)),
+                    None => {
+                        return Err(Fault::Network(
+                            "a truncated listing without a continuation token".into(),
+                        ))
+                    }
+                },
+                _ => return Ok(keys),
+            }
+        }
+    }
+
     /// Store the object `target` from `parts` (each at least 5 MiB but the last) through an S3
     /// multipart upload: create, upload each part, complete (or abort on a failure).
     ///
@@ -453,6 +515,13 @@ impl Client {
                 }
                 r.call()
             }
+            "GET" => {
+                let mut r = self.agent.get(&url);
+                for (k, v) in &headers {
+                    r = r.header(k.as_str(), v.as_str());
+                }
+                r.call()
+            }
             _ => {
                 let mut r = if method == "POST" {
                     self.agent.post(&url)
@@ -472,7 +541,8 @@ impl Client {
             .get("etag")
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
-        let reply = self.read_body(resp.body_mut().as_reader(), 1 << 20)?;
+        // a listing page of 1000 keys is a few hundred kB
+        let reply = self.read_body(resp.body_mut().as_reader(), 16 << 20)?;
         match status {
             200..=299 => Ok((reply, etag)),
             404 => Err(Fault::NotFound),
@@ -583,6 +653,56 @@ pub fn parse_content_range(v: &str) -> Option<(Option<u64>, Option<u64>)> {
     Some((first, total))
 }
 
+/// The texts of every `<name>…</name>` element of an XML reply, in order.
+fn xml_fields<'a>(xml: &'a str, name: &str) -> impl Iterator<Item = String> + 'a {
+    let open = format!("<{}>", name);
+    let close = format!("</{}>", name);
+    let mut rest = xml;
+    std::iter::from_fn(move || {
+        let a = rest.find(&open)? + open.len();
+        let b = rest[a..].find(&close)? + a;
+        let v = rest[a..b].trim().to_string();
+        rest = &rest[b + close.len()..];
+        Some(v)
+    })
+}
+
+/// XML text with its five predefined entities (and numeric references) replaced.
+fn xml_unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        let end = tail.find(';').filter(|&e| e <= 10);
+        let ent = end.map(|e| &tail[1..e]);
+        let ch = match ent {
+            Some("amp") => Some('&'),
+            Some("lt") => Some('<'),
+            Some("gt") => Some('>'),
+            Some("quot") => Some('"'),
+            Some("apos") => Some('\''),
+            Some(e) if e.starts_with("#x") => u32::from_str_radix(&e[2..], 16)
+                .ok()
+                .and_then(char::from_u32),
+            Some(e) if e.starts_with('#') => e[1..].parse().ok().and_then(char::from_u32),
+            _ => None,
+        };
+        match (ch, end) {
+            (Some(c), Some(e)) => {
+                out.push(c);
+                rest = &tail[e + 1..];
+            }
+            _ => {
+                out.push('&');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The text of the first `<name>…</name>` element of an XML reply.
 fn xml_field(xml: &str, name: &str) -> Option<String> {
     let open = format!("<{}>", name);
@@ -590,4 +710,25 @@ fn xml_field(xml: &str, name: &str) -> Option<String> {
     let a = xml.find(&open)? + open.len();
     let b = xml[a..].find(&close)? + a;
     Some(xml[a..b].trim().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listing_replies() {
+        let xml = "<ListBucketResult><IsTruncated>true</IsTruncated>\
+                   <Contents><Key>d/a&amp;b.chunk</Key></Contents>\
+                   <Contents><Key> d/&lt;x&gt;&#65;&#x42;&bogus;&amp</Key></Contents>\
+                   <NextContinuationToken>t&amp;1</NextContinuationToken></ListBucketResult>";
+        let keys: Vec<String> = xml_fields(xml, "Key").map(|k| xml_unescape(&k)).collect();
+        assert_eq!(keys, ["d/a&b.chunk", "d/<x>AB&bogus;&amp"]);
+        assert_eq!(xml_field(xml, "IsTruncated").as_deref(), Some("true"));
+        assert_eq!(
+            xml_field(xml, "NextContinuationToken").map(|t| xml_unescape(&t)),
+            Some("t&1".to_string())
+        );
+        assert_eq!(xml_fields("<Key>unclosed", "Key").count(), 0);
+    }
 }

@@ -384,10 +384,25 @@ impl Io for RemoteIo {
         Ok(self.staging().rename(&from, &to))
     }
 
-    /// Object stores hold no directories: nothing to create, and no listing (the chunk
-    /// objects of an older sparse frame at the same prefix stay, named by no index).
-    fn prepare_dir(&self, _dir: &Path) -> Result<Option<Vec<PathBuf>>> {
-        Ok(None)
+    /// Object stores hold no directories: nothing to create. The objects directly below an
+    /// S3 prefix are listed (those of an older sparse frame there, to delete); an HTTP server
+    /// cannot list.
+    fn prepare_dir(&self, dir: &Path) -> Result<Option<Vec<PathBuf>>> {
+        let target = target_of(dir)?;
+        let Target::S3 { bucket, key } = &target else {
+            return Ok(None);
+        };
+        let prefix = format!("{}/", key.trim_end_matches('/'));
+        let keys = self
+            .client
+            .list(bucket, &prefix)
+            .map_err(|f| failed(&target.url(), "listing", &f, Error::FileRead))?;
+        Ok(Some(
+            keys.iter()
+                .filter(|k| k.starts_with(&prefix))
+                .map(|k| PathBuf::from(format!("s3://{}/{}", bucket, k)))
+                .collect(),
+        ))
     }
 
     fn remove_file(&self, path: &Path) -> Result<()> {

@@ -705,11 +705,7 @@ fn xml_unescape(s: &str) -> String {
 
 /// The text of the first `<name>…</name>` element of an XML reply.
 fn xml_field(xml: &str, name: &str) -> Option<String> {
-    let open = format!("<{}>", name);
-    let close = format!("</{}>", name);
-    let a = xml.find(&open)? + open.len();
-    let b = xml[a..].find(&close)? + a;
-    Some(xml[a..b].trim().to_string())
+    xml_fields(xml, name).next()
 }
 
 #[cfg(test)]

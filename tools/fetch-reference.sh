@@ -11,8 +11,8 @@
 #   tests/remote.rs
 #   pkg-config (apt-get, else PyPI's pkgconf; failure tolerated: the packaging test then skips
 #   that part, except on CI where it fails)
-#   clang-19 (apt-get; failure tolerated): tools/cc-pick compiles zstd with it, the measured
-#   faster compiler for zstd; without it zstd is compiled by cc like the rest
+#   clang-19 (apt-get; failure tolerated): tools/cc-pick compiles zstd and lz4 with it, the
+#   measured faster compiler for both; without it they are compiled by cc like the rest
 set -euo pipefail
 
 WHEEL_VERSION=4.14.1
@@ -142,7 +142,7 @@ else
     fi
 fi
 
-# 6. clang-19 for zstd's sources (tools/cc-pick; tolerate failure: zstd then builds with cc)
+# 6. clang-19 for zstd's and lz4's sources (tools/cc-pick; tolerate failure: they then build with cc)
 if command -v clang-19 >/dev/null 2>&1; then
     say "clang-19 present"
 else

@@ -262,6 +262,24 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// Print an information line on stderr when `BLOSC_INFO` is set, like C-Blosc2's `BLOSC_INFO`
+/// (the variable is read at every call: a program may set it after the library loaded).
+///
+/// # Examples
+///
+/// ```
+/// // prints "[INFO] - ..." on stderr only when BLOSC_INFO is set
+/// b2rs::trace_info!("opened {}", "a.b2frame");
+/// ```
+#[macro_export]
+macro_rules! trace_info {
+    ($($arg:tt)*) => {
+        if std::env::var_os("BLOSC_INFO").is_some() {
+            eprintln!("[INFO] - {}", format_args!($($arg)*));
+        }
+    };
+}
+
 /// Emit a trace message on stderr when `BLOSC_TRACE` is set, like C-Blosc2's `BLOSC_TRACE_ERROR`.
 ///
 /// # Examples

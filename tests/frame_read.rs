@@ -1361,7 +1361,7 @@ fn preset_chunksize() {
     // a short first chunk keeps the preset size (it is the last one)
     f.append_chunk(&compress(&cp, &[1u8; 2000])).unwrap();
     assert_eq!(f.chunksize(), 4000);
-    assert_eq!(f.set_chunksize(10).unwrap_err(), Error::InvalidParam);
+    assert_eq!(f.set_chunksize(-2).unwrap_err(), Error::InvalidParam);
     // anything after a short chunk makes sizes variable
     f.append_chunk(&compress(&cp, &[2u8; 4000])).unwrap();
     assert_eq!(f.chunksize(), 0);

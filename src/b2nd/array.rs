@@ -223,6 +223,8 @@ impl<S: BorrowMut<Schunk>> Array<S> {
             let n = self.chunk_nbytes()?;
             let s: &mut Schunk = self.sc.borrow_mut();
             s.set_chunksize(i32::try_from(n).map_err(|_| Error::InvalidParam)?)?;
+            // reported when opened again, as C-Blosc2 writes it with the metalayer
+            s.write_header()?;
         }
         Ok(())
     }

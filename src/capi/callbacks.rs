@@ -334,6 +334,18 @@ impl Executor for CExecutor {
     }
 }
 
+/// What a compression or decompression call reads from the public struct of the super-chunk
+/// its parameters point to, at the time of the call (C-Blosc2 reads `context->schunk`'s fields).
+pub(crate) struct CSchunkInfo {
+    /// `typesize` (the n-dimensional plugins and bytedelta read it).
+    pub typesize: i32,
+    /// `current_nchunk`: the prefilter's and postfilter's `nchunk` (callers set it before
+    /// `blosc2_compress_ctx(schunk->cctx, ...)`, as python-blosc2 does).
+    pub current_nchunk: i64,
+    /// The shapes of its "b2nd" metalayer, when asked for.
+    pub nd: Option<Arc<crate::b2nd::Meta>>,
+}
+
 /// What the n-dimensional plugins read at call time from the super-chunk that C parameters
 /// point to (`cparams.schunk` / `dparams.schunk`): its typesize and, when `want_nd`, the shapes
 /// of its "b2nd" metalayer. Read from the public C struct, as C-Blosc2's plugins do through
@@ -342,19 +354,18 @@ impl Executor for CExecutor {
 /// # Safety
 /// `owner` must be 0 or point to a live `blosc2_schunk` (the C API's contract for these fields)
 /// that no Rust reference is mutating.
-pub(crate) unsafe fn c_schunk_info(
-    owner: usize,
-    want_nd: bool,
-) -> (Option<i32>, Option<Arc<crate::b2nd::Meta>>) {
+pub(crate) unsafe fn c_schunk_info(owner: usize, want_nd: bool) -> Option<CSchunkInfo> {
     // SAFETY: see the function's contract.
-    let Some(s) = (unsafe { (owner as *const blosc2_schunk).as_ref() }) else {
-        return (None, None);
+    let s = unsafe { (owner as *const blosc2_schunk).as_ref() }?;
+    let mut info = CSchunkInfo {
+        typesize: s.typesize,
+        current_nchunk: s.current_nchunk,
+        nd: None,
     };
     if !want_nd {
-        return (Some(s.typesize), None);
+        return Some(info);
     }
     let n = (s.nmetalayers as usize).min(s.metalayers.len());
-    let mut nd = None;
     for &m in &s.metalayers[..n] {
         // SAFETY: non-null entries of a live super-chunk are valid metalayers with C-string
         // names and `content_len` readable content bytes.
@@ -371,12 +382,12 @@ pub(crate) unsafe fn c_schunk_info(
         }
         // SAFETY: as above.
         let content = unsafe { core::slice::from_raw_parts(m.content, m.content_len as usize) };
-        nd = crate::b2nd::Meta::deserialize_dims(content)
+        info.nd = crate::b2nd::Meta::deserialize_dims(content)
             .ok()
             .map(|(m, _)| Arc::new(m));
         break;
     }
-    (Some(s.typesize), nd)
+    Some(info)
 }
 
 /// Resolve, at call time, what plugins read from the super-chunk compression parameters
@@ -390,9 +401,12 @@ pub(crate) unsafe fn resolve_cparams(p: &mut CParams) {
     }
     let want = crate::chunk::pipeline::uses_nd(p.compcode, &p.filters);
     // SAFETY: forwarded contract.
-    let (ts, nd) = unsafe { c_schunk_info(p.owner, want) };
-    p.schunk_typesize = ts;
-    p.b2nd = nd;
+    let info = unsafe { c_schunk_info(p.owner, want) };
+    p.schunk_typesize = info.as_ref().map(|i| i.typesize);
+    if let Some(i) = &info {
+        p.nchunk = i.current_nchunk;
+    }
+    p.b2nd = info.and_then(|i| i.nd);
 }
 
 /// Resolve, at call time, what plugins read from the super-chunk decompression parameters
@@ -409,9 +423,12 @@ pub(crate) unsafe fn resolve_dparams(p: &mut DParams, chunk: &[u8]) {
         .map(|h| crate::chunk::pipeline::chunk_uses_nd(&h))
         .unwrap_or(false);
     // SAFETY: forwarded contract.
-    let (ts, nd) = unsafe { c_schunk_info(p.owner, want) };
-    p.schunk_typesize = ts;
-    p.b2nd = nd;
+    let info = unsafe { c_schunk_info(p.owner, want) };
+    p.schunk_typesize = info.as_ref().map(|i| i.typesize);
+    if let Some(i) = &info {
+        p.nchunk = i.current_nchunk;
+    }
+    p.b2nd = info.and_then(|i| i.nd);
 }
 
 thread_local! {

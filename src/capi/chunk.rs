@@ -9,6 +9,7 @@ use crate::chunk::{self, special};
 use crate::params::DParams;
 use crate::Error;
 use core::ffi::{c_char, c_int, c_void};
+use std::borrow::Cow;
 
 fn fail() -> c_int {
     Error::Failure.code()
@@ -153,6 +154,30 @@ pub(crate) fn decompress_with(
     decompress_params(p, src, srcsize, dest, destsize, maskout.as_deref())
 }
 
+/// The stored chunk that `s` describes when it is a lazy chunk (what
+/// `blosc2_schunk_get_lazychunk` gives for a frame on disk): read from the frame of the
+/// super-chunk `owner` (`dparams.schunk`), as C-Blosc2 reads its blocks from there; `s` itself
+/// otherwise.
+///
+/// # Safety
+/// `owner` must be 0 or a `blosc2_schunk*` (the C API's contract for `dparams.schunk`).
+pub(crate) unsafe fn unlazy(owner: usize, s: &[u8]) -> Result<Cow<'_, [u8]>, Error> {
+    match Header::parse(s) {
+        Ok(h) if h.is_lazy() && h.special_code() == 0 => {}
+        _ => return Ok(Cow::Borrowed(s)),
+    }
+    // SAFETY: the caller's contract; only registered handles are read.
+    let Some(sc) = (unsafe { super::schunk::live_handle(owner) }) else {
+        crate::trace_error!("Lazy chunk needs an associated super-chunk.");
+        return Err(Error::InvalidParam);
+    };
+    let Some(f) = sc.core.frame() else {
+        crate::trace_error!("Lazy chunk needs an associated frame.");
+        return Err(Error::InvalidParam);
+    };
+    f.resolve_lazy(s).map(Cow::Owned)
+}
+
 /// Decompress with `p`. A negative `srcsize` reads nothing (not enough to read: -5) and a
 /// negative `destsize` has no room (-6 unless the chunk is empty), as in C-Blosc2.
 pub(crate) fn decompress_params(
@@ -169,7 +194,12 @@ pub(crate) fn decompress_params(
     }) else {
         return Error::NullPointer.code();
     };
-    code_of(chunk::decompress(p, s, d, maskout))
+    // SAFETY: `p.owner` comes from `dparams.schunk`.
+    let s = match unsafe { unlazy(p.owner, s) } {
+        Ok(s) => s,
+        Err(e) => return e.code(),
+    };
+    code_of(chunk::decompress(p, &s, d, maskout))
 }
 
 fn dparams_of(ctx: Option<&Context>) -> Result<DParams, Error> {
@@ -203,6 +233,12 @@ unsafe fn getitem_impl(
     };
     // SAFETY: `dparams.schunk` is NULL or a live super-chunk by the C API's contract.
     unsafe { super::callbacks::resolve_dparams(&mut dp, s) };
+    // SAFETY: as above.
+    let s = match unsafe { unlazy(dp.owner, s) } {
+        Ok(s) => s,
+        Err(e) => return e.code(),
+    };
+    let s = &s[..];
     // SAFETY: the caller guarantees `destsize` writable bytes (none when negative).
     match unsafe { slice_mut(dest, destsize.max(0) as usize) } {
         Some(d) => code_of(chunk::getitem(&dp, s, span, d)),
@@ -580,7 +616,12 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
         let Some(s) = (unsafe { slice(src, srcsize.max(0) as usize) }) else {
             return Error::NullPointer.code();
         };
-        let blocks = match chunk::vldecompress(&dp, s) {
+        // SAFETY: `dp.owner` comes from `dparams.schunk`.
+        let s = match unsafe { unlazy(dp.owner, s) } {
+            Ok(s) => s,
+            Err(e) => return e.code(),
+        };
+        let blocks = match chunk::vldecompress(&dp, &s) {
             Ok(b) => b,
             Err(e) => return e.code(),
         };
@@ -662,7 +703,12 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
         };
         // a negative index is out of range like any other (checked after the chunk)
         let j = usize::try_from(nblock).unwrap_or(usize::MAX);
-        match chunk::vldecompress_block(&dp, s, j) {
+        // SAFETY: `dp.owner` comes from `dparams.schunk`.
+        let s = match unsafe { unlazy(dp.owner, s) } {
+            Ok(s) => s,
+            Err(e) => return e.code(),
+        };
+        match chunk::vldecompress_block(&dp, &s, j) {
             Ok(b) => {
                 let p = malloc_copy(&b);
                 if p.is_null() {

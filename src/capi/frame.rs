@@ -76,8 +76,8 @@ unsafe fn schunk_of_frame(
     let out = unsafe { new_schunk_with(&cp, &dp, io, contiguous, urlpath, &mut make) };
     if let Some(bs) = copied_blocksize {
         // SAFETY: NULL or the super-chunk just created.
-        if let Some(sc) = unsafe { out.as_mut() } {
-            sc.blocksize = bs;
+        if let Some(h) = unsafe { super::schunk::handle(out) } {
+            h.write_blocksize(bs);
         }
     }
     out
@@ -385,7 +385,7 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
             }
             return b.len() as i64;
         }
-        let bytes = match h.core.to_cframe() {
+        let bytes = match cframe_of(h) {
             Ok(b) => b,
             Err(e) => return e.code() as i64,
         };
@@ -406,7 +406,28 @@ fn cframe_of(h: &SchunkHandle) -> crate::Result<std::borrow::Cow<'_, [u8]>> {
     if let Some(b) = h.core.frame().and_then(|f| f.as_bytes()) {
         return Ok(std::borrow::Cow::Borrowed(b));
     }
-    h.core.to_cframe().map(std::borrow::Cow::Owned)
+    h.core
+        .to_cframe_with(&copy_params(h), None)
+        .map(std::borrow::Cow::Owned)
+}
+
+/// The header of the frame C-Blosc2's `blosc2_schunk_copy` makes without parameters (what
+/// `blosc2_schunk_to_buffer`/`_to_file` write for a super-chunk that is not an in-memory
+/// frame): the coding of the context in `cctx`, its block size (that of the last chunk it
+/// made), no compression threads (its parameters start zeroed), the default decompression
+/// threads.
+pub(crate) fn copy_params(h: &SchunkHandle) -> crate::frame::FrameParams {
+    // SAFETY: `cctx` is NULL or a live context (the caller's contract for the struct).
+    let ctx = unsafe { super::context::Context::from_c_ref(h.c.cctx) };
+    let mut cp = match ctx.map(|c| &c.kind) {
+        Some(super::context::Kind::Compress(p)) => p.clone(),
+        _ => h.core.cparams().clone(),
+    };
+    if let Some(c) = ctx.filter(|c| c.last_blocksize > 0) {
+        cp.blocksize = c.last_blocksize;
+    }
+    cp.nthreads = 0;
+    crate::frame::FrameParams::from_cparams(&cp, BLOSC2_DPARAMS_DEFAULTS.nthreads)
 }
 
 /// Write the super-chunk as a contiguous frame to the file `urlpath` (replaced). Returns the

@@ -424,6 +424,12 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(
             return unsafe { mmap_open_fail(m) };
         }
         m.addr = addr as *mut c_char;
+        crate::trace_info!(
+            "Opened memory-mapped file {} in mode {} with an mapping size of {} bytes.",
+            path.to_string_lossy(),
+            String::from_utf8_lossy(mmode),
+            m.mapping_size
+        );
         // The caller's mode string may not outlive this call.
         m.mode = ptr::null();
         params

@@ -5,6 +5,7 @@ pub mod compress;
 pub mod decompress;
 pub mod header;
 pub mod instr;
+pub mod lazy;
 pub mod pipeline;
 mod plan;
 mod pool_sync;

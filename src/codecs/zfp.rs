@@ -638,8 +638,8 @@ fn check_geometry(blockshape: &[usize], typesize: usize, len: usize) -> Result<F
 /// items of `typesize` bytes (4: `float`, 8: `double`), into `dst`.
 ///
 /// Returns the compressed size, or `Ok(0)` when the stream would not be smaller than `src` (or
-/// does not fit `dst`): store the block raw. Blocks with a dimension below 4, other typesizes
-/// and other ranks are refused, as C-Blosc2 does.
+/// does not fit `dst`), or `src` is not one whole block (a split stream): store it raw. Blocks
+/// with a dimension below 4, other typesizes and other ranks are refused, as C-Blosc2 does.
 ///
 /// # Examples
 ///
@@ -665,6 +665,14 @@ pub fn compress(
     if blockshape.iter().any(|&n| n < 4) {
         crate::trace_error!("ZFP does not support blocks smaller than cells (4x...x4)");
         return Err(Error::Failure);
+    }
+    let block_len = blockshape
+        .iter()
+        .try_fold(typesize, |n, &d| n.checked_mul(d));
+    if block_len != Some(src.len()) {
+        // Not a whole block (split streams, a partial buffer): stored raw, as C-Blosc2's
+        // plugin does.
+        return Ok(0);
     }
     let out = encode(mode, blockshape, typesize, src)?;
     if out.len() >= src.len() || out.len() > dst.len() {

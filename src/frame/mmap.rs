@@ -64,6 +64,25 @@ impl MmapMode {
             _ => None,
         }
     }
+
+    /// The C string of the mode.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::mmap::MmapMode;
+    ///
+    /// assert_eq!(MmapMode::Create.c_mode(), "w+");
+    /// assert_eq!(MmapMode::from_c_mode(MmapMode::ReadWrite.c_mode()), Some(MmapMode::ReadWrite));
+    /// ```
+    pub fn c_mode(self) -> &'static str {
+        match self {
+            MmapMode::Read => "r",
+            MmapMode::ReadWrite => "r+",
+            MmapMode::Create => "w+",
+            MmapMode::CopyOnWrite => "c",
+        }
+    }
 }
 
 /// The memory-mapped back-end.
@@ -204,6 +223,18 @@ impl MmapIo {
                 }
             }
         };
+        // the size C-Blosc2 reports: the initial mapping size in the modes that may grow
+        let reported = match (&content, self.mode) {
+            (Content::Map { len, .. }, _) => *len,
+            (_, MmapMode::CopyOnWrite) => self.initial_mapping_size.max(file_size).max(1),
+            _ => file_size.max(1),
+        };
+        crate::trace_info!(
+            "Opened memory-mapped file {} in mode {} with an mapping size of {} bytes.",
+            path.display(),
+            self.mode.c_mode(),
+            reported
+        );
         Ok(Mapped {
             path: path.to_path_buf(),
             file,

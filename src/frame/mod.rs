@@ -28,6 +28,7 @@ pub mod trailer;
 mod cframe;
 mod chunks;
 mod coff;
+mod lazy;
 mod metalayers;
 mod offsets;
 mod open;
@@ -681,8 +682,10 @@ impl Frame {
         self.chunksize
     }
 
-    /// Preset the chunk size of a frame without chunks (as a super-chunk created with a known
-    /// chunk size does): the first chunks are then checked against it instead of defining it.
+    /// Set the chunk size the next chunks are checked against (as a super-chunk created with a
+    /// known chunk size does: the first chunks are then checked against it instead of defining
+    /// it). Written in the header at the frame's next change (or [`Frame::write_header`]), as
+    /// C-Blosc2 writes `schunk->chunksize`.
     ///
     /// # Examples
     ///
@@ -697,23 +700,57 @@ impl Frame {
     /// let mut buf = [0u8; 900];
     /// let n = chunk::compress(&CParams::default(), &[1u8; 800], &mut buf).unwrap();
     /// frame.append_chunk(&buf[..n]).unwrap();
-    /// // only before the first chunk
-    /// assert!(frame.set_chunksize(400).is_err());
+    /// assert_eq!(Frame::from_bytes(frame.to_bytes().unwrap()).unwrap().chunksize(), 800);
+    /// assert!(frame.set_chunksize(-2).is_err());
     /// ```
     pub fn set_chunksize(&mut self, chunksize: i32) -> Result<()> {
-        if !self.offsets.is_empty() {
-            crate::trace_error!("The chunk size can only be set before the first chunk");
-            return Err(Error::InvalidParam);
-        }
         if chunksize < -1 {
             return Err(Error::InvalidParam);
         }
-        let old = std::mem::replace(&mut self.chunksize, chunksize);
-        if let Err(e) = self.write_tail(OffsetsChunk::Keep) {
-            self.chunksize = old;
-            return Err(e);
-        }
+        self.chunksize = chunksize;
         Ok(())
+    }
+
+    /// Write the header now, with the chunk size and parameters set since the last change.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    ///
+    /// let mut frame = Frame::create(Location::Memory, &FrameParams::default(), Arc::new(StdIo)).unwrap();
+    /// frame.set_chunksize(800).unwrap();
+    /// frame.write_header().unwrap();
+    /// assert_eq!(Frame::from_bytes(frame.to_bytes().unwrap()).unwrap().chunksize(), 800);
+    /// ```
+    pub fn write_header(&mut self) -> Result<()> {
+        self.write_tail(OffsetsChunk::Keep)
+    }
+
+    /// Set the parameters the header records at the frame's next change (C-Blosc2 writes the
+    /// header from the super-chunk's fields at every change, not when they change).
+    /// Parameters that would not make a valid header are not taken.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// use b2rs::{chunk, codecs, CParams};
+    ///
+    /// let mut frame = Frame::create(Location::Memory, &FrameParams::default(), Arc::new(StdIo)).unwrap();
+    /// frame.stage_params(FrameParams { compcode: codecs::ZSTD, ..frame.params().clone() });
+    /// let mut buf = [0u8; 900];
+    /// let n = chunk::compress(&CParams::default(), &[1u8; 800], &mut buf).unwrap();
+    /// frame.append_chunk(&buf[..n]).unwrap();
+    /// let back = Frame::from_bytes(frame.to_bytes().unwrap()).unwrap();
+    /// assert_eq!(back.params().compcode, codecs::ZSTD);
+    /// ```
+    pub fn stage_params(&mut self, p: FrameParams) {
+        if check_params(&p).is_ok() {
+            self.params = p;
+        }
     }
 
     /// Whether the frame holds VL-block chunks.

@@ -51,6 +51,11 @@ pub(super) fn create_dir(dir: &Path, io: &dyn Io) -> Result<()> {
 /// The chunk stored in file number `n`.
 pub(super) fn read_chunk(dir: &Path, io: &dyn Io, n: i64) -> Result<Vec<u8>> {
     let mut buf = io::read_file(io, &chunk_path(dir, n)?)?;
+    if buf.len() < EXTENDED_HEADER_LENGTH {
+        // (a chunk file emptied behind the frame, as C-Blosc2 reports it)
+        crate::trace_error!("Cannot read chunk file {}: {} bytes", n, buf.len());
+        return Err(Error::FileRead);
+    }
     let (_, cbytes, _) = Header::sizes(&buf)?;
     if (cbytes as usize) < EXTENDED_HEADER_LENGTH || cbytes as usize > buf.len() {
         crate::trace_error!("Invalid chunk file {}", n);

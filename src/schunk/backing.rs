@@ -321,30 +321,64 @@ impl Schunk {
     pub fn to_cframe(&self) -> Result<Vec<u8>> {
         match &self.store {
             Store::Frame(f) => f.to_bytes(),
-            Store::Memory(v) => {
-                let conv = to_frame_metalayers;
-                let chunks: Vec<&[u8]> = v.iter().map(Stored::bytes).collect();
-                if self.chunksize > 0 {
-                    // Keep the common chunk size in the header (a smaller last chunk does not
-                    // make it variable), as C-Blosc2 does: the frame that appending the chunks
-                    // one by one makes, built at once.
-                    let f = Frame::from_fixed_chunks(
-                        &self.frame_params(),
-                        self.chunksize,
-                        &chunks,
-                        &conv(&self.metalayers),
-                        &conv(&self.vlmetalayers),
-                    )?;
-                    return f.into_bytes();
-                }
-                let f = Frame::from_chunks(
-                    &self.frame_params(),
-                    &chunks,
-                    &conv(&self.metalayers),
-                    &conv(&self.vlmetalayers),
-                )?;
-                f.into_bytes()
+            Store::Memory(_) => self.to_cframe_with(&self.frame_params(), None),
+        }
+    }
+
+    /// A new contiguous frame holding the chunks, metalayers and vlmetalayers of the
+    /// super-chunk (whatever its storage: the chunks are read one by one), with `params` in its
+    /// header: what C-Blosc2's `blosc2_schunk_to_buffer` makes by copying a super-chunk into a
+    /// new in-memory frame, from what the handle holds (a frame file replaced since it was
+    /// read is not read again but for its chunks). `metalayers` stand in for the super-chunk's
+    /// own when given (a B2ND view's shapes).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use b2rs::schunk::Schunk;
+    /// # use b2rs::{CParams, DParams};
+    /// #
+    /// # // 3 chunks of 1000 u32 items: item i holds i
+    /// # let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// # for n in 0..3u32 {
+    /// #     let chunk: Vec<u8> = (0..1000u32).flat_map(|i| (n * 1000 + i).to_le_bytes()).collect();
+    /// #     sc.append_buffer(&chunk).unwrap();
+    /// # }
+    /// use b2rs::frame::{Frame, FrameParams};
+    ///
+    /// let params = FrameParams { nthreads_comp: 0, ..sc.frame_params() };
+    /// let frame = Frame::from_bytes(sc.to_cframe_with(&params, None).unwrap()).unwrap();
+    /// assert_eq!((frame.nchunks(), frame.params().nthreads_comp), (3, 0));
+    /// ```
+    pub fn to_cframe_with(
+        &self,
+        params: &FrameParams,
+        metalayers: Option<&[Metalayer]>,
+    ) -> Result<Vec<u8>> {
+        let conv = to_frame_metalayers;
+        let metas = conv(metalayers.unwrap_or(&self.metalayers));
+        let held: Vec<Cow<'_, [u8]>> = match &self.store {
+            Store::Memory(v) => v.iter().map(|c| Cow::Borrowed(c.bytes())).collect(),
+            Store::Frame(f) => (0..f.nchunks())
+                .map(|i| f.get_chunk(i).map(|c| Cow::Owned(c.into_owned())))
+                .collect::<Result<_>>()?,
+        };
+        let chunks: Vec<&[u8]> = held.iter().map(|c| c.as_ref()).collect();
+        if self.chunksize > 0 {
+            // Keep the common chunk size in the header (a smaller last chunk does not make it
+            // variable), as C-Blosc2 does: the frame that appending the chunks one by one
+            // makes, built at once.
+            if let Ok(f) = Frame::from_fixed_chunks(
+                params,
+                self.chunksize,
+                &chunks,
+                &metas,
+                &conv(&self.vlmetalayers),
+            ) {
+                return f.into_bytes();
             }
         }
+        let f = Frame::from_chunks(params, &chunks, &metas, &conv(&self.vlmetalayers))?;
+        f.into_bytes()
     }
 }

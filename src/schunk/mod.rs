@@ -123,6 +123,9 @@ pub struct Schunk {
     id: u64,
     /// How the chunks of the layers above are compressed (see [`SharedCompressor`]).
     compressor: Option<SharedCompressor>,
+    /// Every chunk was deleted since `chunksize` was last set or confirmed: the next chunk is
+    /// not held to it (C-Blosc2 refuses one larger than it: see README).
+    emptied: bool,
 }
 
 impl std::fmt::Debug for Schunk {
@@ -183,6 +186,7 @@ impl Schunk {
             nd: None,
             reloads: 0,
             compressor: None,
+            emptied: false,
         };
         s.sync_plugin_params();
         s
@@ -425,6 +429,7 @@ impl Schunk {
     pub fn set_cparams(&mut self, p: CParams) {
         self.cparams = p;
         self.sync_plugin_params();
+        self.record_params();
     }
 
     /// Replace the decompression parameters.
@@ -449,6 +454,16 @@ impl Schunk {
     pub fn set_dparams(&mut self, p: DParams) {
         self.dparams = p;
         self.sync_plugin_params();
+        self.record_params();
+    }
+
+    /// Hand the parameters to the frame, which records them in its header at its next change
+    /// (C-Blosc2 writes the header from the super-chunk's fields at every change).
+    fn record_params(&mut self) {
+        if let Store::Frame(f) = &mut self.store {
+            let p = crate::frame::FrameParams::from_cparams(&self.cparams, self.dparams.nthreads);
+            f.stage_params(p);
+        }
     }
 
     /// The element size of the super-chunk (may exceed 255).
@@ -564,9 +579,11 @@ impl Schunk {
         self.chunksize
     }
 
-    /// Preset the chunk size of a super-chunk without chunks (recorded in its frame, if any),
-    /// as C-Blosc2's B2ND arrays do for arrays that hold no chunk yet (a zero-length
-    /// dimension). [`Error::InvalidParam`] once a chunk is stored.
+    /// Set the chunk size the next chunks are checked against (-1: the next chunk sets it, 0:
+    /// variable sizes), as C-Blosc2 takes `schunk->chunksize` from its caller at every call
+    /// (B2ND arrays without chunks preset it; python-blosc2 writes it after creating a
+    /// super-chunk). A frame records it at its next change. A first chunk larger than a preset
+    /// chunk size is refused, as in C-Blosc2.
     ///
     /// # Examples
     ///
@@ -577,19 +594,51 @@ impl Schunk {
     /// let mut sc = Schunk::new(CParams::default(), DParams::default());
     /// sc.set_chunksize(288).unwrap();
     /// assert_eq!(sc.chunksize(), 288);
+    /// assert!(sc.append_buffer(&[0u8; 300]).is_err());
+    /// // a shorter first chunk keeps the chunk size; one after it makes sizes variable
+    /// sc.append_buffer(&[0u8; 100]).unwrap();
+    /// assert_eq!(sc.chunksize(), 288);
     /// sc.append_buffer(&[0u8; 288]).unwrap();
-    /// assert!(sc.set_chunksize(100).is_err());
+    /// assert_eq!(sc.chunksize(), 0);
+    /// assert!(sc.set_chunksize(-2).is_err());
     /// ```
     pub fn set_chunksize(&mut self, chunksize: i32) -> Result<()> {
-        if self.nchunks() != 0 || chunksize < -1 {
-            crate::trace_error!("The chunk size can only be preset before the first chunk");
+        if chunksize < -1 {
+            crate::trace_error!("The chunk size cannot be {}", chunksize);
             return Err(Error::InvalidParam);
         }
         if let Store::Frame(f) = &mut self.store {
             f.set_chunksize(chunksize)?;
         }
         self.chunksize = chunksize;
+        self.emptied = false;
         Ok(())
+    }
+
+    /// Record the chunk size and parameters in the frame header now (frame-backed only; a
+    /// frame records them at its next change otherwise).
+    pub(crate) fn write_header(&mut self) -> Result<()> {
+        match &mut self.store {
+            Store::Frame(f) => f.write_header(),
+            Store::Memory(_) => Ok(()),
+        }
+    }
+
+    /// Set the chunk most recently accessed (C-Blosc2's `schunk->current_nchunk`, which callers
+    /// set before compressing the data of a chunk themselves).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// let mut sc = Schunk::new(CParams::default(), DParams::default());
+    /// sc.set_current_nchunk(7);
+    /// assert_eq!(sc.current_nchunk(), 7);
+    /// ```
+    pub fn set_current_nchunk(&mut self, nchunk: i64) {
+        self.current_nchunk = nchunk;
     }
 
     /// Secondary chunk flags shared by all chunks (bit 0: VL-block chunks); 0 when empty.

@@ -121,6 +121,28 @@ impl Schunk {
         }
     }
 
+    /// Chunk `n` as C-Blosc2's `blosc2_schunk_get_lazychunk` hands it out: a lazy chunk for a
+    /// frame on disk ([`Frame::get_lazychunk`]), else the whole chunk.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// sc.append_buffer(&[7u8; 4000]).unwrap();
+    /// // in memory: the whole chunk
+    /// assert_eq!(sc.get_lazychunk(0).unwrap(), sc.get_chunk(0).unwrap());
+    /// ```
+    pub fn get_lazychunk(&self, n: i64) -> Result<Cow<'_, [u8]>> {
+        let i = self.index(n)?;
+        match &self.store {
+            Store::Memory(v) => Ok(Cow::Borrowed(v[i].bytes())),
+            Store::Frame(f) => f.get_lazychunk(i as i64),
+        }
+    }
+
     /// Check that a chunk with header `h` may be placed by `op`; returns the new `chunksize`.
     pub(super) fn admit(&self, h: &Header, op: Op) -> Result<i32> {
         let n = self.nchunks() as usize;
@@ -140,16 +162,30 @@ impl Schunk {
             Store::Memory(v) => v.last().map(|c| c.nbytes),
             Store::Frame(_) => s.chunk_nbytes(n as i64 - 1).ok(),
         };
+        // C-Blosc2 3.3's rules (schunk.c): after a short last chunk, or for a larger chunk,
+        // sizes become variable; a first chunk larger than a preset chunk size is refused.
         Ok(match self.chunksize {
             -1 => nb,
             0 => 0,
             c => {
-                let like_append =
-                    |s: &Self| nb > c || (n > 0 && last_nbytes(s).is_some_and(|l| l < c));
+                let short_last = |s: &Self| last_nbytes(s).is_some_and(|l| l < c);
                 let variable = match op {
-                    Op::Append => like_append(self),
-                    Op::Insert(i) if i == n => like_append(self),
-                    Op::Insert(_) => nb != c,
+                    // the chunk size of chunks since deleted binds nothing (README)
+                    Op::Append | Op::Insert(_) if n == 0 && self.emptied => return Ok(nb),
+                    Op::Append | Op::Insert(_) if n == 0 => {
+                        if nb > c {
+                            crate::trace_error!(
+                                "Appending chunks that have different lengths in the same \
+                                 schunk is not supported yet: {} > {}",
+                                nb,
+                                c
+                            );
+                            return Err(op.error());
+                        }
+                        false
+                    }
+                    Op::Append => nb > c || short_last(self),
+                    Op::Insert(i) => nb > c || short_last(self) || (i != n && nb != c),
                     Op::Update(i) => nb > c || (i + 1 < n && nb < c),
                 };
                 if variable {
@@ -170,6 +206,7 @@ impl Schunk {
             _ => {}
         }
         let chunksize = self.admit(&h, op)?;
+        self.emptied = false;
         if let Store::Frame(f) = &mut self.store {
             let bytes = &chunk.bytes()[..h.cbytes as usize];
             let r = match op {
@@ -209,7 +246,7 @@ impl Schunk {
                     self.current_nchunk = i as i64;
                     let old = std::mem::replace(&mut v[i], stored);
                     self.nbytes -= old.nbytes as i64;
-                    self.cbytes -= old.cbytes as i64;
+                    self.cbytes -= counted_cbytes(&old);
                 }
             },
             Store::Frame(_) => unreachable!("frames are handled above"),
@@ -314,12 +351,14 @@ impl Schunk {
             Store::Memory(v) => {
                 let old = v.remove(i);
                 self.nbytes -= old.nbytes as i64;
-                self.cbytes -= old.cbytes as i64;
+                self.cbytes -= counted_cbytes(&old);
+                self.emptied = v.is_empty();
             }
             Store::Frame(f) => {
                 let r = f.delete_chunk(i as i64);
                 self.sync_counters();
                 r?;
+                self.emptied = self.nchunks() == 0;
             }
         }
         self.current_nchunk = i as i64;
@@ -397,7 +436,11 @@ impl Schunk {
                 dst.len(),
                 nb
             );
-            return Err(Error::InvalidParam);
+            // C-Blosc2's codes: -12 in memory, -6 from a frame
+            return Err(match self.store {
+                Store::Memory(_) => Error::InvalidParam,
+                Store::Frame(_) => Error::WriteBuffer,
+            });
         }
         let mut dp = dparams.clone();
         dp.nchunk = n;
@@ -649,5 +692,16 @@ impl Schunk {
         self.locked(LockMode::Shared, |s| {
             s.decompress_chunk_with_unlocked(dparams, n, dst, maskout)
         })
+    }
+}
+
+/// What a chunk replaced or deleted in memory takes off `cbytes`: as C-Blosc2 counts it, a
+/// chunk of just a header (a special chunk) takes nothing off, although it was counted when
+/// stored (python-blosc2's documented `cbytes` of an array filled after creation shows it).
+fn counted_cbytes(old: &Stored) -> i64 {
+    if old.cbytes as usize == MAX_OVERHEAD {
+        0
+    } else {
+        old.cbytes as i64
     }
 }

@@ -1,7 +1,8 @@
 //! Copies of whole arrays and concatenations that store compressed chunks as they are when
 //! the geometries allow it (as C-Blosc2's `b2nd_copy` and `b2nd_concatenate` do), instead of
-//! decoding and recompressing every chunk. In memory the chunks are shared, not copied
-//! ([`Schunk::chunk_to_share`]).
+//! decoding and recompressing every chunk. The compressed bytes are copied, also in memory:
+//! each array owns its chunks, as C-Blosc2's do (C callers may write into or free
+//! `sc->data[i]`).
 
 use super::{Array, Fill};
 use crate::b2nd::geometry::unravel;
@@ -31,7 +32,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         if same {
             let n = self.geom.nchunks();
             for i in 0..n {
-                let c = self.sc.borrow_mut().chunk_to_share(i)?;
+                let c = self.sc.borrow().get_chunk(i)?.into_owned();
                 dst.sc.borrow_mut().append_chunk(c)?;
             }
         } else {
@@ -59,7 +60,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         for i in 0..self.geom.nchunks() {
             let mut c = unravel(i, &grid);
             c[axis] += shift;
-            let chunk = self.sc.borrow_mut().chunk_to_share(i)?;
+            let chunk = self.sc.borrow().get_chunk(i)?.into_owned();
             let j = dst.geom.nchunk_of(&c);
             dst.sc.borrow_mut().update_chunk(j, chunk)?;
         }

@@ -146,9 +146,41 @@ pub unsafe extern "C" fn b2nd_to_cframe(
             return null().code();
         }
         // SAFETY: live (caller).
-        let sc = unsafe { (*array).sc };
-        if sc.is_null() {
+        let a = unsafe { &*array };
+        let sc = a.sc;
+        // SAFETY: NULL or live (the array's).
+        let Some(h) = (unsafe { handle(sc) }) else {
             return null().code();
+        };
+        let mine = match c_meta(a) {
+            Ok(m) => m,
+            Err(e) => return e.code(),
+        };
+        let same = |m: &Meta| {
+            m.shape == mine.shape
+                && m.chunkshape == mine.chunkshape
+                && m.blockshape == mine.blockshape
+        };
+        if h.core.nd_meta().is_some_and(|m| !same(m)) {
+            // a view (squeeze, expand_dims): a frame of its own shapes, as C-Blosc2's views
+            // (a super-chunk of their own on the array's chunks) serialise
+            let r = view_cframe(h, &mine);
+            return match r {
+                Ok(b) => {
+                    let p = crate::capi::schunk::malloc_copy(&b);
+                    if p.is_null() {
+                        return Error::MemoryAlloc.code();
+                    }
+                    // SAFETY: the out-pointers were checked for NULL.
+                    unsafe {
+                        *cframe = p;
+                        *cframe_len = b.len() as i64;
+                        *needs_free = true;
+                    }
+                    0
+                }
+                Err(e) => e.code(),
+            };
         }
         // SAFETY: forwarded.
         let len = unsafe { crate::capi::frame::blosc2_schunk_to_buffer(sc, cframe, needs_free) };
@@ -159,6 +191,27 @@ pub unsafe extern "C" fn b2nd_to_cframe(
         unsafe { *cframe_len = len };
         0
     })
+}
+
+/// The frame of a view described by `meta` on the super-chunk of `h`: its chunks and
+/// metalayers, with `meta` as its "b2nd" metalayer.
+fn view_cframe(h: &SchunkHandle, meta: &Meta) -> R<Vec<u8>> {
+    let content = meta.serialize()?;
+    let metas: Vec<crate::schunk::Metalayer> = h
+        .core
+        .metalayers()
+        .iter()
+        .map(|m| crate::schunk::Metalayer {
+            name: m.name.clone(),
+            content: if m.name == METALAYER_NAME {
+                content.clone()
+            } else {
+                m.content.clone()
+            },
+        })
+        .collect();
+    h.core
+        .to_cframe_with(&crate::capi::frame::copy_params(h), Some(&metas))
 }
 
 /// # Safety

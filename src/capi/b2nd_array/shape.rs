@@ -116,6 +116,23 @@ pub unsafe extern "C" fn b2nd_delete(
     })
 }
 
+/// Whether `a` and `b` lay out the same chunks alike: they differ only in dimensions of size
+/// 1 with chunk and block length 1 (what `b2nd_squeeze`/`b2nd_expand_dims` views change).
+pub(super) fn is_view_of(a: &Meta, b: &Meta) -> bool {
+    let kept = |m: &Meta| -> Vec<usize> {
+        (0..m.shape.len())
+            .filter(|&i| !(m.shape[i] == 1 && m.chunkshape[i] == 1 && m.blockshape[i] == 1))
+            .collect()
+    };
+    let (ka, kb) = (kept(a), kept(b));
+    ka.len() == kb.len()
+        && ka.iter().zip(&kb).all(|(&i, &j)| {
+            a.shape[i] == b.shape[j]
+                && a.chunkshape[i] == b.chunkshape[j]
+                && a.blockshape[i] == b.blockshape[j]
+        })
+}
+
 /// A view of `array` described by `meta`, whose chunks are those of `array` laid out alike
 /// (dimensions of size 1 and chunk and block length 1 added or removed): a new C array on the
 /// same super-chunk, which it shares (reads and writes through either reach the other; the
@@ -128,24 +145,7 @@ pub(super) unsafe fn view_of(array: *const b2nd_array_t, meta: &Meta) -> R<*mut 
     // SAFETY: live (caller).
     let a = unsafe { &*array };
     let m = c_meta(a)?;
-    let unit = |shape: &[i64], cs: &[i32], bs: &[i32], other: &Meta| {
-        // the dimensions present in one description only must be unit ones
-        let kept: Vec<usize> = (0..shape.len())
-            .filter(|&i| !(shape[i] == 1 && cs[i] == 1 && bs[i] == 1))
-            .collect();
-        let okept: Vec<usize> = (0..other.shape.len())
-            .filter(|&i| {
-                !(other.shape[i] == 1 && other.chunkshape[i] == 1 && other.blockshape[i] == 1)
-            })
-            .collect();
-        kept.len() == okept.len()
-            && kept.iter().zip(&okept).all(|(&i, &j)| {
-                shape[i] == other.shape[j]
-                    && cs[i] == other.chunkshape[j]
-                    && bs[i] == other.blockshape[j]
-            })
-    };
-    if !unit(&m.shape, &m.chunkshape, &m.blockshape, meta) {
+    if !is_view_of(&m, meta) {
         // SAFETY: forwarded.
         return unsafe { reshaped(array, meta) };
     }

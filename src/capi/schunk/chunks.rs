@@ -377,6 +377,7 @@ pub(super) unsafe fn get_chunk_impl(
     nchunk: i64,
     chunk: *mut *mut u8,
     needs_free: *mut bool,
+    lazy: bool,
 ) -> c_int {
     // SAFETY: checked for NULL; the caller guarantees a live super-chunk.
     let Some(h) = (unsafe { handle(schunk) }) else {
@@ -388,8 +389,11 @@ pub(super) unsafe fn get_chunk_impl(
     // Like C-Blosc2, the chunk number is checked against the counters as they are.
     if nchunk < 0 || nchunk >= h.core.nchunks() {
         // SAFETY: out-pointers checked for NULL above.
-        return unsafe { lend_chunk(h, nchunk, chunk, needs_free) };
+        return unsafe { lend_chunk(h, nchunk, chunk, needs_free, lazy) };
     }
+    // the chunk accessed, as C-Blosc2 records it (prefilters and postfilters read it)
+    h.core.set_current_nchunk(nchunk);
+    h.sync();
     // Under the shared frame lock (when locking is on), re-synced with the disk first.
     match h.core.lock(crate::frame::LockMode::Shared) {
         Ok(true) => {
@@ -403,7 +407,7 @@ pub(super) unsafe fn get_chunk_impl(
         Err(e) => return e.code(),
     }
     // SAFETY: out-pointers checked for NULL above.
-    let r = unsafe { lend_chunk(h, nchunk, chunk, needs_free) };
+    let r = unsafe { lend_chunk(h, nchunk, chunk, needs_free, lazy) };
     let u = h.core.unlock();
     match u {
         Err(e) if r >= 0 => e.code(),
@@ -411,7 +415,8 @@ pub(super) unsafe fn get_chunk_impl(
     }
 }
 
-/// Hand chunk `nchunk` out (lent when held in memory, else a `malloc` copy).
+/// Hand chunk `nchunk` out (lent when held in memory, else a `malloc` copy), lazily when
+/// `lazy` (see [`crate::chunk::lazy`]).
 ///
 /// # Safety
 /// `chunk` and `needs_free` must be writable.
@@ -420,8 +425,14 @@ pub(super) unsafe fn lend_chunk(
     nchunk: i64,
     chunk: *mut *mut u8,
     needs_free: *mut bool,
+    lazy: bool,
 ) -> c_int {
-    match h.core.get_chunk(nchunk) {
+    let got = if lazy {
+        h.core.get_lazychunk(nchunk)
+    } else {
+        h.core.get_chunk(nchunk)
+    };
+    match got {
         Ok(Cow::Borrowed(b)) => {
             // SAFETY: both out-pointers checked for NULL. Chunks held in memory are lent.
             unsafe {
@@ -459,7 +470,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_chunk(
 ) -> c_int {
     // SAFETY: forwarded caller guarantees.
     guard(fail(), || unsafe {
-        get_chunk_impl(schunk, nchunk, chunk, needs_free)
+        get_chunk_impl(schunk, nchunk, chunk, needs_free, false)
     })
 }
 
@@ -477,7 +488,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(
 ) -> c_int {
     guard(fail(), || {
         // SAFETY: forwarded caller guarantees.
-        let n = unsafe { get_chunk_impl(schunk, nchunk, chunk, needs_free) };
+        let n = unsafe { get_chunk_impl(schunk, nchunk, chunk, needs_free, true) };
         // SAFETY: the handle is live (caller); NULL was refused by get_chunk_impl.
         let framed = unsafe { handle(schunk) }.is_some_and(|h| h.core.frame().is_some());
         if n <= 0 || !framed {

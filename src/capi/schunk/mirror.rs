@@ -4,6 +4,58 @@
 use super::*;
 use core::ffi::c_char;
 
+/// The fields of the public struct that callers may write and C-Blosc2 reads back, as this
+/// library last wrote them (see [`SchunkHandle::pull`]).
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Written {
+    chunksize: i32,
+    current_nchunk: i64,
+    coding: Coding,
+}
+
+/// The coding fields of the public struct: what C-Blosc2 writes into a frame header, reports
+/// in `blosc2_schunk_get_cparams` and uses for item offsets (`typesize`).
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+struct Coding {
+    compcode: u8,
+    compcode_meta: u8,
+    clevel: u8,
+    splitmode: u8,
+    use_dict: u8,
+    typesize: i32,
+    blocksize: i32,
+    filters: [u8; 6],
+    filters_meta: [u8; 6],
+}
+
+impl Coding {
+    fn of(c: &blosc2_schunk) -> Coding {
+        Coding {
+            compcode: c.compcode,
+            compcode_meta: c.compcode_meta,
+            clevel: c.clevel,
+            splitmode: c.splitmode,
+            use_dict: c.use_dict,
+            typesize: c.typesize,
+            blocksize: c.blocksize,
+            filters: c.filters,
+            filters_meta: c.filters_meta,
+        }
+    }
+
+    fn apply(self, p: &mut CParams) {
+        p.compcode = self.compcode;
+        p.compcode_meta = self.compcode_meta;
+        p.clevel = self.clevel;
+        p.splitmode = crate::params::SplitMode::from_i32(self.splitmode as i32);
+        p.use_dict = self.use_dict != 0;
+        p.typesize = self.typesize;
+        p.blocksize = self.blocksize;
+        p.filters = self.filters;
+        p.filters_meta = self.filters_meta;
+    }
+}
+
 impl SchunkHandle {
     /// Whether `p` points into the bytes of an in-memory frame (a chunk lent by
     /// `blosc2_schunk_get_chunk`), which must be copied rather than taken over.
@@ -89,20 +141,67 @@ impl SchunkHandle {
         } else {
             ptr::null_mut()
         };
-        let cur = s.current_nchunk();
-        // SAFETY: the context pointers are NULL or live contexts owned by this super-chunk.
-        unsafe {
-            if let Some(ctx) = Context::from_c(self.c.cctx) {
-                if let Kind::Compress(p) = &mut ctx.kind {
-                    p.nchunk = cur;
-                }
+        self.written.chunksize = self.c.chunksize;
+        self.written.current_nchunk = self.c.current_nchunk;
+    }
+
+    /// Hand the core what the caller wrote into the public struct since this library last
+    /// wrote it, before a call works on the super-chunk: C-Blosc2 keeps its state in that
+    /// struct and reads these fields at its next call (python-blosc2 writes `chunksize` after
+    /// `blosc2_schunk_new`, `current_nchunk` before compressing a chunk itself, and the coding
+    /// fields with a new `cctx` when its parameters change). The decompression parameters are
+    /// those of the context in `dctx` now (callers replace it, postfilter included), and the
+    /// frame header records the thread counts of both contexts, as C-Blosc2's does.
+    pub(crate) fn pull(&mut self) {
+        if self.c.chunksize != self.written.chunksize {
+            if let Err(e) = self.core.set_chunksize(self.c.chunksize) {
+                crate::trace_error!("Cannot take the chunk size {}: {}", self.c.chunksize, e);
             }
-            if let Some(ctx) = Context::from_c(self.c.dctx) {
-                if let Kind::Decompress(p) = &mut ctx.kind {
-                    p.nchunk = cur;
-                }
-            }
+            self.written.chunksize = self.c.chunksize;
         }
+        if self.c.current_nchunk != self.written.current_nchunk {
+            self.core.set_current_nchunk(self.c.current_nchunk);
+            self.written.current_nchunk = self.c.current_nchunk;
+        }
+        let coding = Coding::of(&self.c);
+        // SAFETY: `cctx` is NULL or a live context (the caller's contract for the struct).
+        let cthreads = match unsafe { Context::from_c_ref(self.c.cctx) }.map(|c| &c.kind) {
+            Some(Kind::Compress(p)) => p.nthreads,
+            _ => self.core.cparams().nthreads,
+        };
+        if coding != self.written.coding || cthreads != self.core.cparams().nthreads {
+            let mut p = self.core.cparams().clone();
+            coding.apply(&mut p);
+            p.nthreads = cthreads;
+            self.core.set_cparams(p);
+            self.written.coding = coding;
+        }
+        let dp = self.cur_dparams();
+        if !same_decoding(self.core.dparams(), &dp) {
+            self.core.set_dparams(dp);
+        }
+    }
+
+    /// Write the coding fields of the public struct from `p` (at creation; afterwards they are
+    /// the caller's, as in C-Blosc2).
+    pub(super) fn write_coding(&mut self, p: &blosc2_cparams) {
+        let c = &mut self.c;
+        c.compcode = p.compcode;
+        c.compcode_meta = p.compcode_meta;
+        c.clevel = p.clevel;
+        c.splitmode = p.splitmode as u8;
+        c.typesize = p.typesize;
+        c.blocksize = p.blocksize;
+        c.use_dict = p.use_dict as u8;
+        c.filters = p.filters;
+        c.filters_meta = p.filters_meta;
+        self.written.coding = Coding::of(&self.c);
+    }
+
+    /// Set the public `blocksize` (what C-Blosc2 reports for a super-chunk made from a frame).
+    pub(crate) fn write_blocksize(&mut self, blocksize: i32) {
+        self.c.blocksize = blocksize;
+        self.written.coding = Coding::of(&self.c);
     }
 
     /// Make room for `n` chunk pointers in `c.data`.
@@ -278,4 +377,16 @@ pub(crate) unsafe fn free_c_meta(m: *mut blosc2_metalayer) {
         libc::free((*m).content as *mut c_void);
         libc::free(m as *mut c_void);
     }
+}
+
+/// Whether `a` and `b` decompress the same way (threads, typesize, owner, the same postfilter).
+fn same_decoding(a: &DParams, b: &DParams) -> bool {
+    a.nthreads == b.nthreads
+        && a.typesize == b.typesize
+        && a.owner == b.owner
+        && match (&a.postfilter, &b.postfilter) {
+            (None, None) => true,
+            (Some(x), Some(y)) => Arc::ptr_eq(x, y),
+            _ => false,
+        }
 }

@@ -80,6 +80,8 @@ pub(crate) struct SchunkHandle {
     /// Owners besides the first: B2ND views (`b2nd_squeeze`, `b2nd_expand_dims`) share the
     /// super-chunk of their array; `blosc2_schunk_free` releases one owner at a time.
     pub(crate) extra_owners: usize,
+    /// The caller-writable fields of `c` as this library last wrote them (see `pull`).
+    written: mirror::Written,
 }
 
 /// The handle behind a C super-chunk pointer (`None` for NULL).
@@ -87,10 +89,36 @@ pub(crate) struct SchunkHandle {
 /// # Safety
 /// `p` must be NULL or a pointer returned by this library's super-chunk constructors and not
 /// yet freed.
+///
+/// What the caller wrote into the public struct since the last call is handed to the core
+/// first ([`SchunkHandle::pull`]): the struct is two-way, as C-Blosc2's is its state.
 pub(crate) unsafe fn handle<'a>(p: *mut blosc2_schunk) -> Option<&'a mut SchunkHandle> {
     // SAFETY: `c` is the first field of the #[repr(C)] SchunkHandle, so the pointers coincide;
     // the caller guarantees that `p` came from `Box::into_raw` of a handle.
-    unsafe { (p as *mut SchunkHandle).as_mut() }
+    let h = unsafe { (p as *mut SchunkHandle).as_mut() }?;
+    h.pull();
+    Some(h)
+}
+
+/// The super-chunk handles alive (their addresses): a `blosc2_schunk*` met in parameters
+/// (`dparams.schunk`) is only read as a handle when it is one (plugins get views that are not).
+static LIVE: std::sync::Mutex<Option<std::collections::HashSet<usize>>> =
+    std::sync::Mutex::new(None);
+
+fn live_set() -> std::sync::MutexGuard<'static, Option<std::collections::HashSet<usize>>> {
+    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The handle at `p` if it is one of this library's live super-chunks (read only).
+///
+/// # Safety
+/// A live handle at `p` must not be freed or changed by another thread meanwhile.
+pub(crate) unsafe fn live_handle<'a>(p: usize) -> Option<&'a SchunkHandle> {
+    if !live_set().as_ref().is_some_and(|s| s.contains(&p)) {
+        return None;
+    }
+    // SAFETY: a registered address is a live boxed handle (removed when freed).
+    unsafe { (p as *const SchunkHandle).as_ref() }
 }
 
 fn fail() -> c_int {
@@ -204,6 +232,7 @@ fn new_handle() -> Box<SchunkHandle> {
         ptr::addr_of_mut!((*p).mirrored_meta).write(None);
         ptr::addr_of_mut!((*p).array_scratch).write(Vec::new());
         ptr::addr_of_mut!((*p).extra_owners).write(0);
+        ptr::addr_of_mut!((*p).written).write(mirror::Written::default());
         b.assume_init()
     }
 }
@@ -302,38 +331,28 @@ pub(crate) unsafe fn new_schunk_with(
             return ptr::null_mut();
         }
     }
+    h.write_coding(&cparams);
     let c = &mut h.c;
     c.version = 0;
-    c.compcode = cparams.compcode;
-    c.compcode_meta = cparams.compcode_meta;
-    c.clevel = cparams.clevel;
-    c.splitmode = cparams.splitmode as u8;
-    c.typesize = cparams.typesize;
-    c.blocksize = cparams.blocksize;
     c.chunksize = -1;
     c.flags2 = 0;
-    c.use_dict = cparams.use_dict as u8;
-    c.filters = cparams.filters;
-    c.filters_meta = cparams.filters_meta;
     c.storage = st;
     c.frame = ptr::null_mut();
     c.cctx = cctx;
     c.dctx = dctx;
     c.tuner_params = cparams.tuner_params;
     c.tuner_id = cparams.tuner_id;
-    // SAFETY: `cctx` is the live context just made.
-    if unsafe { (*(cctx as *const Context)).tuner.is_some() } {
-        // B2ND writes go through the context (and its tuner) as C-Blosc2's do
-        let addr = &*h as *const SchunkHandle as usize;
-        h.core.set_compressor(Some(std::sync::Arc::new(
-            move |cp: &CParams, n, src: &[u8]| {
-                // SAFETY: the handle owns the super-chunk calling this, so it is alive; only
-                // the `cctx` field of its C struct is read (the caller may have replaced it).
-                let cctx = unsafe { (*(addr as *const SchunkHandle)).c.cctx };
-                ctx_compress(cctx, cp, n, src)
-            },
-        )));
-    }
+    // B2ND writes go through the context in `cctx` (the caller may replace it: new codec,
+    // prefilter, tuner), as C-Blosc2's do
+    let addr = &*h as *const SchunkHandle as usize;
+    h.core.set_compressor(Some(std::sync::Arc::new(
+        move |cp: &CParams, n, src: &[u8]| {
+            // SAFETY: the handle owns the super-chunk calling this, so it is alive; only the
+            // `cctx` field of its C struct is read (the caller may have replaced it).
+            let cctx = unsafe { (*(addr as *const SchunkHandle)).c.cctx };
+            ctx_compress(cctx, cp, n, src)
+        },
+    )));
     if h.rebuild_mirrors().is_err() {
         crate::trace_error!("Cannot copy the metalayers of the super-chunk");
         let raw = Box::into_raw(h);
@@ -342,6 +361,9 @@ pub(crate) unsafe fn new_schunk_with(
         return ptr::null_mut();
     }
     let raw = Box::into_raw(h);
+    live_set()
+        .get_or_insert_with(Default::default)
+        .insert(raw as usize);
     // SAFETY: `raw` is the live handle just leaked; `c` is its first field.
     unsafe { ptr::addr_of_mut!((*raw).c) }
 }
@@ -351,6 +373,9 @@ pub(crate) unsafe fn new_schunk_with(
 /// # Safety
 /// `p` must come from `new_schunk_c` and not be used afterwards.
 pub(crate) unsafe fn free_schunk_c(p: *mut blosc2_schunk) {
+    if let Some(s) = live_set().as_mut() {
+        s.remove(&(p as usize));
+    }
     // SAFETY: the caller guarantees `p` is a live handle created by Box::into_raw.
     let h = unsafe { Box::from_raw(p as *mut SchunkHandle) };
     // SAFETY: all C-side allocations below were made by this module (or replaced by the caller
@@ -599,19 +624,19 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
         let cp = match unsafe { st.cparams.as_ref() } {
             Some(c) => *c,
             None => {
-                // The source's parameters.
-                let s = &src.c;
+                // The source's compression context's parameters, as C-Blosc2 takes them.
+                let p = src.cur_cparams();
                 blosc2_cparams {
-                    compcode: s.compcode,
-                    compcode_meta: s.compcode_meta,
-                    clevel: s.clevel,
-                    use_dict: s.use_dict as c_int,
-                    typesize: s.typesize,
-                    nthreads: src.cur_cparams().nthreads,
-                    blocksize: s.blocksize,
-                    splitmode: s.splitmode as i32,
-                    filters: s.filters,
-                    filters_meta: s.filters_meta,
+                    compcode: p.compcode,
+                    compcode_meta: p.compcode_meta,
+                    clevel: p.clevel,
+                    use_dict: p.use_dict as c_int,
+                    typesize: p.typesize,
+                    nthreads: p.nthreads,
+                    blocksize: p.blocksize,
+                    splitmode: p.splitmode as i32,
+                    filters: p.filters,
+                    filters_meta: p.filters_meta,
                     ..BLOSC2_CPARAMS_DEFAULTS
                 }
             }
@@ -659,8 +684,9 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int {
     guard(fail(), || {
-        // SAFETY: NULL or a live super-chunk (caller).
-        if let Some(h) = unsafe { handle(schunk) } {
+        // SAFETY: NULL or a live super-chunk (caller). What the caller wrote into the struct
+        // is not taken: freeing writes nothing, as in C-Blosc2.
+        if let Some(h) = unsafe { (schunk as *mut SchunkHandle).as_mut() } {
             if h.extra_owners > 0 {
                 // shared with a B2ND view: the last owner frees it
                 h.extra_owners -= 1;

@@ -5,6 +5,8 @@
 #   2. cargo build --release        the library and the tool (workspace members . and cli/)
 #   3. cargo test --release --doc, then cargo nextest run --release --workspace
 #      (cargo test --release when nextest is not installed)
+#   3a. tools/pyblosc2.sh           python-blosc2 4.14.1 built from its sdist on b2rs, its own
+#                                   pytest suite checked against the reference build
 #   3b. tools/fuzz.sh smoke         each fuzz target a few seconds (installs cargo-fuzz)
 #   3c. the C tests again under ASan+UBSan and valgrind (B2RS_SANITIZE, see tests/c_api.rs)
 #   3d. tools/loom.sh               the thread pool's synchronization model-checked with loom
@@ -113,6 +115,11 @@ for f in target/release/interop-summary.txt target/release/interop-vlblocks.txt 
         cat "$f"
     fi
 done
+
+# --- 3a. python-blosc2 on b2rs: built from its PyPI sdist with USE_SYSTEM_BLOSC2=1 against the
+# library just built (and against the reference), its own test suite run on both builds: every
+# test the reference build collects must pass on b2rs but for the listed failures of both
+step python bash tools/pyblosc2.sh check
 
 # --- 3b. fuzz smoke: every fuzz target builds and runs a few seconds on its seeds without a
 # crash (cargo-fuzz is installed when missing; B2RS_FUZZ_SMOKE_SECS sets the seconds per target)

@@ -1409,12 +1409,9 @@ static void test_memory_limited(void) {
       int32_t out[ND_SHAPE0 * ND_SHAPE1];
       CHECK_LT(b2nd_to_cbuffer(a, out, sizeof(out)), 0);
       int64_t start[2] = {0, 0}, stop[2] = {2, 2}, bshape[2] = {2, 2};
-      int rc = b2nd_get_slice_cbuffer(a, start, stop, out, bshape, 16);
-#ifndef B2RS_REFERENCE
-      /* (the reference reads only the blocks of the slice, and succeeds) */
-      CHECK_LT(rc, 0);
-#endif
-      (void)rc;
+      /* only the blocks of the slice are read (of a chunk whose other blocks the damaged
+         shape would misplace): it succeeds, in both libraries */
+      CHECK_EQ(b2nd_get_slice_cbuffer(a, start, stop, out, bshape, 16), 0);
       b2nd_free(a);
     }
   }

@@ -213,6 +213,10 @@ pub struct CParams {
     pub filters_meta: [u8; MAX_FILTERS],
     /// Optional prefilter.
     pub prefilter: Option<Prefilter>,
+    /// The prefilter's output is not needed (C-Blosc2's `output_is_disposable`: the prefilter
+    /// computes what it is run for, a reduction say): blocks are neither filtered nor
+    /// compressed, each stream is stored as a run of zeros, and a prefilter error is ignored.
+    pub prefilter_disposable: bool,
     /// Chunk number handed to prefilters (-1 when not in a super-chunk).
     pub nchunk: i64,
     /// Opaque handle of the owner (e.g. the super-chunk) handed back to plugins.
@@ -254,6 +258,7 @@ impl Default for CParams {
             schunk_typesize: None,
             b2nd: None,
             basic_header: false,
+            prefilter_disposable: false,
         }
     }
 }

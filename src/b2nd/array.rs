@@ -639,14 +639,19 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         Ok(())
     }
 
+    /// The bytes of a decoded chunk; chunks over 2 GiB are an invalid request here, as
+    /// C-Blosc2 answers it.
+    pub(super) fn chunk_len(&self) -> Result<usize> {
+        self.chunk_nbytes().map_err(|e| match e {
+            Error::MaxBufsizeExceeded => Error::InvalidParam,
+            e => e,
+        })
+    }
+
     /// A chunk-sized buffer: the one kept from an earlier call, or a new zeroed one. Its
     /// content is whatever the last call left; give it back with [`Self::set_scratch`].
     fn chunk_buffer(&mut self) -> Result<Vec<u8>> {
-        // chunks over 2 GiB: an invalid request here, as C-Blosc2 answers it
-        let n = self.chunk_nbytes().map_err(|e| match e {
-            Error::MaxBufsizeExceeded => Error::InvalidParam,
-            e => e,
-        })?;
+        let n = self.chunk_len()?;
         let v = std::mem::take(&mut self.scratch);
         if v.len() == n {
             Ok(v)

@@ -68,6 +68,7 @@ pub(crate) fn cparams_from_c(c: &blosc2_cparams) -> CParams {
         schunk_typesize: schunk_typesize(c.schunk),
         b2nd: None,
         basic_header: false,
+        prefilter_disposable: false,
     }
 }
 
@@ -91,13 +92,17 @@ fn schunk_typesize(schunk: *mut c_void) -> Option<i32> {
     unsafe { (schunk as *const blosc2_schunk).as_ref() }.map(|s| s.typesize)
 }
 
-/// Wrap a C prefilter (with its `preparams` template) as a core prefilter.
+/// Wrap a C prefilter (with its `preparams` template, NULL for none) as a core prefilter: each
+/// call gets the template's `user_data`, `output_typesize` (else the typesize) and
+/// `output_is_disposable`, as C-Blosc2 copies them.
 pub(crate) fn prefilter(
     f: unsafe extern "C" fn(*mut blosc2_prefilter_params) -> c_int,
-    user_data: *mut c_void,
+    template: Option<&blosc2_prefilter_params>,
     ctx: *mut blosc2_context,
 ) -> crate::params::Prefilter {
-    let user = SendPtr(user_data);
+    let user = SendPtr(template.map_or(core::ptr::null_mut(), |t| t.user_data));
+    let out_ts = template.map_or(0, |t| t.output_typesize);
+    let disposable = template.map_or(0, |t| t.output_is_disposable);
     let ctx = SendPtr(ctx as *mut c_void);
     Arc::new(move |a: &mut PrefilterArgs<'_>| {
         let user = user;
@@ -107,7 +112,11 @@ pub(crate) fn prefilter(
             input: a.input.as_ptr(),
             output: a.output.as_mut_ptr(),
             output_size: a.output.len() as i32,
-            output_typesize: a.output_typesize,
+            output_typesize: if out_ts > 0 {
+                out_ts
+            } else {
+                a.output_typesize
+            },
             output_offset: a.output_offset,
             nchunk: a.nchunk,
             nblock: a.nblock,
@@ -115,7 +124,7 @@ pub(crate) fn prefilter(
             ttmp: core::ptr::null_mut(),
             ttmp_nbytes: 0,
             ctx: ctx.0 as *mut blosc2_context,
-            output_is_disposable: 0,
+            output_is_disposable: disposable,
         };
         // SAFETY: `p` points to valid input/output buffers of the stated sizes for the call.
         unsafe { f(&mut p) }

@@ -201,13 +201,11 @@ pub(crate) fn new_cctx(cparams: &blosc2_cparams) -> Box<Context> {
         last_blocksize: 0,
     });
     if let Some(f) = cparams.prefilter {
-        let user = if cparams.preparams.is_null() {
-            core::ptr::null_mut()
-        } else {
-            // SAFETY: a non-null `preparams` points to the caller's prefilter params.
-            unsafe { (*cparams.preparams).user_data }
-        };
-        p.prefilter = Some(callbacks::prefilter(f, user, ctx.as_c()));
+        // SAFETY: a non-null `preparams` points to the caller's prefilter params (copied, as
+        // C-Blosc2 copies them).
+        let template = unsafe { cparams.preparams.as_ref() };
+        p.prefilter_disposable = template.is_some_and(|t| t.output_is_disposable != 0);
+        p.prefilter = Some(callbacks::prefilter(f, template, ctx.as_c()));
     }
     ctx.c.set_cparams(&p);
     ctx.c.schunk = cparams.schunk;

@@ -13,7 +13,7 @@ use super::pipeline::{self, PipelineInfo};
 pub use super::plan::check_cparams;
 pub(crate) use super::plan::run_value;
 use super::plan::{plan, write_memcpyed, Plan};
-use super::worker::{parallel_for, with_worker, Worker};
+use super::worker::{parallel_for_tid, with_worker, Worker};
 use crate::codecs::{self, CDict, StreamInfo};
 use crate::error::{Error, Result};
 use crate::params::{filter_id, CParams, PrefilterArgs, MAX_FILTERS};
@@ -195,6 +195,122 @@ fn check_basic_pipeline(p: &CParams) -> Result<()> {
     Ok(())
 }
 
+/// What compressing one block of a chunk needs.
+struct BlockJob<'a> {
+    params: &'a CParams,
+    plan: &'a Plan,
+    pinfo: &'a PipelineInfo<'a>,
+    /// The caller's input.
+    src: &'a [u8],
+    /// The input the filters see (prefiltered as a whole when the prefilter is not run per
+    /// block).
+    data: &'a [u8],
+    /// Every block already filtered (dictionary training).
+    filtered_all: Option<&'a [u8]>,
+    /// The prefilter to run on each block, if it runs per block.
+    prefilter: Option<&'a crate::params::Prefilter>,
+    cdict: Option<&'a CDict<'a>>,
+    hdr: &'a [u8],
+}
+
+impl BlockJob<'_> {
+    /// Compress block `j` as thread `tid` into `out` (at most `budget` bytes), with the
+    /// scratch buffers `a`, `b` (block-sized) and `pre` (the prefilter's output): its streams'
+    /// length, `None` when they do not fit.
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        &self,
+        codec: &mut codecs::CodecState,
+        a: &mut [u8],
+        b: &mut [u8],
+        pre: &mut [u8],
+        j: usize,
+        tid: usize,
+        out: &mut [u8],
+        budget: usize,
+    ) -> Result<Option<usize>> {
+        let (plan, params) = (self.plan, self.params);
+        let bsize = plan.bsize(j);
+        let off = j * plan.blocksize;
+        let nstreams = plan.nstreams(j);
+        let filtered: &[u8] = match self.filtered_all {
+            Some(f) => &f[off..off + bsize],
+            None => {
+                let input = match self.prefilter {
+                    Some(pf) => {
+                        let block = prefilter_block(pf, params, plan, self.src, j, tid, pre)?;
+                        if params.prefilter_disposable {
+                            // nothing to keep: each stream a run of zeros, as C-Blosc2 writes
+                            if out.len() < 4 * nstreams || budget < 4 * nstreams {
+                                return Ok(None);
+                            }
+                            out[..4 * nstreams].fill(0);
+                            return Ok(Some(4 * nstreams));
+                        }
+                        block
+                    }
+                    None => &self.data[off..off + bsize],
+                };
+                pipeline::forward(
+                    self.pinfo,
+                    self.data,
+                    off,
+                    input,
+                    &mut a[..bsize],
+                    &mut b[..bsize],
+                )?
+            }
+        };
+        encode_streams(
+            codec, params, filtered, nstreams, out, budget, self.cdict, self.hdr,
+        )
+    }
+}
+
+/// Run the prefilter `pf` for block `j` of `src` into `out` (its first `bsize` bytes), as
+/// thread `tid`; returns the block's bytes.
+fn prefilter_block<'o>(
+    pf: &crate::params::Prefilter,
+    params: &CParams,
+    plan: &Plan,
+    src: &[u8],
+    j: usize,
+    tid: usize,
+    out: &'o mut [u8],
+) -> Result<&'o [u8]> {
+    let off = j * plan.blocksize;
+    let bsize = plan.bsize(j);
+    if !params.prefilter_disposable {
+        // what the prefilter leaves unwritten is zeros, as in C-Blosc2
+        out[..bsize].fill(0);
+    }
+    let mut args = PrefilterArgs {
+        input: &src[off..off + bsize],
+        output: &mut out[..bsize],
+        output_typesize: params.typesize,
+        output_offset: off as i32,
+        nchunk: params.nchunk,
+        nblock: j as i32,
+        tid: tid as i32,
+    };
+    if pf(&mut args) != 0 && !params.prefilter_disposable {
+        crate::trace_error!("Execution of prefilter function failed");
+        return Err(Error::Failure);
+    }
+    Ok(&out[..bsize])
+}
+
+/// The whole input through the prefilter of `params`, block by block.
+fn prefilter_all(params: &CParams, plan: &Plan, src: &[u8]) -> Result<Vec<u8>> {
+    let mut out = crate::error::zeroed_vec(src.len())?;
+    if let Some(pf) = &params.prefilter {
+        for (j, block) in out.chunks_mut(plan.blocksize).enumerate() {
+            prefilter_block(pf, params, plan, src, j, 0, block)?;
+        }
+    }
+    Ok(out)
+}
+
 /// Compress `src` into `dst` with `params`. Returns the chunk length, or 0 when the result does
 /// not fit in `dst` (not even as a memcpyed chunk).
 ///
@@ -228,47 +344,38 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
     }
     let nbytes = src.len();
     let plan = plan(params, nbytes);
-
-    // Apply the prefilter once over the whole input, block by block.
-    let prefiltered: Option<Vec<u8>> = match &params.prefilter {
-        None => None,
-        Some(pf) => {
-            let mut out = vec![0u8; nbytes];
-            for (j, block) in out.chunks_mut(plan.blocksize).enumerate() {
-                let off = j * plan.blocksize;
-                let mut args = PrefilterArgs {
-                    input: &src[off..off + block.len()],
-                    output: block,
-                    output_typesize: params.typesize,
-                    output_offset: off as i32,
-                    nchunk: params.nchunk,
-                    nblock: j as i32,
-                    tid: 0,
-                };
-                if pf(&mut args) != 0 {
-                    crate::trace_error!("Execution of prefilter function failed");
-                    return Err(Error::Failure);
-                }
-            }
-            Some(out)
-        }
-    };
-    let data: &[u8] = prefiltered.as_deref().unwrap_or(src);
-
     let hl = plan.hl;
     let nthreads = params.nthreads.max(1) as usize;
-    if params.instr_codec && !params.basic_header {
+    let header_plus_bstarts = hl + 4 * plan.nblocks;
+    let memcpyed_upfront =
+        params.clevel == 0 || nbytes < MIN_BUFFERSIZE || header_plus_bstarts > dst.len();
+    let instr = params.instr_codec && !params.basic_header;
+    let dict = params.use_dict && !params.basic_header;
+
+    // The prefilter runs block by block where each block is compressed, as in C-Blosc2 (in
+    // the worker threads, on a block-sized buffer). Delta needs the prefiltered block 0 and
+    // the other paths the whole prefiltered input: it is made first for them.
+    let whole = params.prefilter.is_some()
+        && (memcpyed_upfront || instr || dict || params.filters.contains(&filter_id::DELTA));
+    let prefiltered = if whole {
+        Some(prefilter_all(params, &plan, src)?)
+    } else {
+        None
+    };
+    let data: &[u8] = prefiltered.as_deref().unwrap_or(src);
+    let block_prefilter = params.prefilter.as_ref().filter(|_| !whole);
+
+    if instr {
         return super::instr::compress(params, &plan, data, dst, nthreads);
     }
-    let header_plus_bstarts = hl + 4 * plan.nblocks;
-    if params.clevel == 0 || nbytes < MIN_BUFFERSIZE || header_plus_bstarts > dst.len() {
+    if memcpyed_upfront {
         return write_memcpyed(&plan, data, dst, true, nthreads);
     }
 
     // Dictionary: filter everything once, then train on samples.
     let mut filtered_all: Option<Vec<u8>> = None;
     let mut dict_bytes: Option<Vec<u8>> = None;
-    if params.use_dict && !params.basic_header {
+    if dict {
         let filtered = filter_all(params, &plan, data)?;
         dict_bytes = build_dict(params, &plan, &filtered);
         if dict_bytes.is_some() {
@@ -308,38 +415,29 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
         },
     };
 
+    let job = BlockJob {
+        params,
+        plan: &plan,
+        pinfo: &pinfo,
+        src,
+        data,
+        filtered_all: filtered_all.as_deref(),
+        prefilter: block_prefilter,
+        cdict: cdict.as_ref(),
+        hdr: hdr_bytes,
+    };
     let mut all_zero_runs = true;
     let fits = if nthreads <= 1 || plan.nblocks <= 1 {
         // Serial: streams go straight to the destination, limited by the space left in it.
         with_worker(|w| -> Result<bool> {
             for j in 0..plan.nblocks {
                 let bsize = plan.bsize(j);
-                let off = j * plan.blocksize;
-                let (codec, a, b, _) = w.buffers(plan.blocksize);
-                let filtered: &[u8] = match &filtered_all {
-                    Some(f) => &f[off..off + bsize],
-                    None => pipeline::forward(
-                        &pinfo,
-                        data,
-                        off,
-                        &data[off..off + bsize],
-                        &mut a[..bsize],
-                        &mut b[..bsize],
-                    )?,
-                };
+                let pre_len = if block_prefilter.is_some() { bsize } else { 0 };
+                let (codec, a, b, _, pre) = w.buffers_pre(plan.blocksize, pre_len);
                 let nstreams = plan.nstreams(j);
                 dst[hl + 4 * j..hl + 4 * j + 4].copy_from_slice(&(pos as i32).to_le_bytes());
                 let budget = dst.len() - pos;
-                match encode_streams(
-                    codec,
-                    params,
-                    filtered,
-                    nstreams,
-                    &mut dst[pos..],
-                    budget,
-                    cdict.as_ref(),
-                    hdr_bytes,
-                )? {
+                match job.run(codec, a, b, pre, j, 0, &mut dst[pos..], budget)? {
                     None => return Ok(false),
                     Some(n) => {
                         if n != 4 * nstreams || dst[pos..pos + n].iter().any(|&b| b != 0) {
@@ -373,37 +471,17 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
         // yet are skipped.
         let stop = AtomicBool::new(false);
         let lock = || commit.lock().unwrap_or_else(|e| e.into_inner());
-        parallel_for(nthreads, plan.nblocks, &|j| {
+        parallel_for_tid(nthreads, plan.nblocks, &|tid, j| {
             with_worker(|w: &mut Worker| {
                 let r: Result<Option<usize>> = if stop.load(Ordering::Relaxed) {
                     Ok(None)
                 } else {
-                    let (codec, a, b, c) = w.buffers(slot);
+                    let bsize = plan.bsize(j);
+                    let pre_len = if block_prefilter.is_some() { bsize } else { 0 };
+                    let (codec, a, b, c, pre) = w.buffers_pre(slot, pre_len);
                     // A panic must not leave the blocks after this one unplaced.
                     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        let bsize = plan.bsize(j);
-                        let off = j * plan.blocksize;
-                        let filtered: &[u8] = match &filtered_all {
-                            Some(f) => &f[off..off + bsize],
-                            None => pipeline::forward(
-                                &pinfo,
-                                data,
-                                off,
-                                &data[off..off + bsize],
-                                &mut a[..bsize],
-                                &mut b[..bsize],
-                            )?,
-                        };
-                        encode_streams(
-                            codec,
-                            params,
-                            filtered,
-                            plan.nstreams(j),
-                            &mut c[..slot],
-                            budget,
-                            cdict.as_ref(),
-                            hdr_bytes,
-                        )
+                        job.run(codec, a, b, pre, j, tid, &mut c[..slot], budget)
                     }))
                     .unwrap_or(Err(Error::Failure))
                 };
@@ -465,6 +543,10 @@ pub fn compress(params: &CParams, src: &[u8], dst: &mut [u8]) -> Result<usize> {
 
     if !fits {
         // Fall back to a memcpyed chunk of the (prefiltered) input.
+        if block_prefilter.is_some() {
+            let all = prefilter_all(params, &plan, src)?;
+            return write_memcpyed(&plan, &all, dst, false, nthreads);
+        }
         return write_memcpyed(&plan, data, dst, false, nthreads);
     }
     if all_zero_runs && dict_bytes.is_none() && !params.basic_header {

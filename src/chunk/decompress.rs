@@ -7,7 +7,7 @@ pub use reader::Chunk;
 
 use super::header::{Header, Special, EXTENDED_HEADER_LENGTH, MAX_DICT_SIZE};
 use super::pipeline::{self, PipelineInfo};
-use super::worker::{parallel_copy, parallel_for, with_worker};
+use super::worker::{parallel_copy, parallel_for_tid, with_worker};
 use crate::codecs::{self, DDict, StreamInfo};
 use crate::error::{Error, Result};
 use crate::params::{DParams, PostfilterArgs};
@@ -144,16 +144,26 @@ pub fn decompress(
     // Decode the blocks of `area` (block `j0` on) by the pool's threads, `dref` the delta
     // reference; the error is the first failing block's, as when decoding in order.
     let parallel = |area: &mut [u8], j0: usize, dref: &[u8]| -> Result<usize> {
-        let blocks: Vec<Mutex<&mut [u8]>> = area.chunks_mut(bs).map(Mutex::new).collect();
+        // only the blocks not masked out are handed to the threads (a read of a few blocks
+        // of a big chunk wakes no thread for the others)
+        let blocks: Vec<(usize, Mutex<&mut [u8]>)> = area
+            .chunks_mut(bs)
+            .enumerate()
+            .map(|(k, b)| (j0 + k, b))
+            .filter(|(j, _)| !skip(*j))
+            .map(|(j, b)| (j, Mutex::new(b)))
+            .collect();
         let error: Mutex<Option<(usize, Error)>> = Mutex::new(None);
-        parallel_for(nthreads, blocks.len(), &|k| {
-            let j = j0 + k;
-            if skip(j) {
-                return;
-            }
-            let mut guard = blocks[k].lock().unwrap_or_else(|e| e.into_inner());
-            let r =
-                with_worker(|w| chunk.decode_block(w, j, &mut guard, dref, dict.as_ref(), dparams));
+        parallel_for_tid(nthreads, blocks.len(), &|tid, k| {
+            let (j, block) = &blocks[k];
+            let j = *j;
+            let mut guard = block.lock().unwrap_or_else(|e| e.into_inner());
+            let r = with_worker(|w| {
+                w.tid = tid;
+                let r = chunk.decode_block(w, j, &mut guard, dref, dict.as_ref(), dparams);
+                w.tid = 0;
+                r
+            });
             if let Err(e) = r {
                 let mut first = error.lock().unwrap_or_else(|e| e.into_inner());
                 if first.as_ref().is_none_or(|(i, _)| j < *i) {

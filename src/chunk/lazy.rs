@@ -111,6 +111,50 @@ fn block_csizes(h: &Header, bstarts: &[u8]) -> Result<Vec<i32>> {
     Ok(csizes)
 }
 
+/// Where each block's compressed bytes lie in the stored chunk `h` whose first
+/// [`prefix_len`] bytes are `prefix`: `(start, len)` per block, checked to lie within the
+/// chunk ([`Error::InvalidHeader`] otherwise).
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::{chunk, CParams};
+///
+/// let cparams = CParams { typesize: 4, blocksize: 4000, ..CParams::default() };
+/// let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_le_bytes()).collect();
+/// let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+/// let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+/// let h = chunk::Header::parse(&buf).unwrap();
+/// let spans = chunk::lazy::block_spans(&h, &buf[..chunk::lazy::prefix_len(&h).unwrap()]).unwrap();
+/// assert_eq!(spans.len(), 10);
+/// assert_eq!(spans.iter().map(|s| s.1).sum::<usize>(), n - 32 - 40);
+/// ```
+pub fn block_spans(h: &Header, prefix: &[u8]) -> Result<Vec<(usize, usize)>> {
+    let plen = prefix_len(h)?;
+    if prefix.len() < plen {
+        return Err(Error::ReadBuffer);
+    }
+    let csizes = block_csizes(h, &prefix[EXTENDED_HEADER_LENGTH..plen])?;
+    let cbytes = h.cbytes as usize;
+    let mut spans = Vec::with_capacity(csizes.len());
+    for (j, &c) in csizes.iter().enumerate() {
+        let start = if h.memcpyed() {
+            EXTENDED_HEADER_LENGTH + j * h.blocksize as usize
+        } else {
+            let at = EXTENDED_HEADER_LENGTH + 4 * j;
+            i32::from_le_bytes([prefix[at], prefix[at + 1], prefix[at + 2], prefix[at + 3]])
+                as usize
+        };
+        let len = usize::try_from(c).map_err(|_| Error::InvalidHeader)?;
+        if start < plen || start.checked_add(len).is_none_or(|e| e > cbytes) {
+            crate::trace_error!("Block {} lies outside its chunk", j);
+            return Err(Error::InvalidHeader);
+        }
+        spans.push((start, len));
+    }
+    Ok(spans)
+}
+
 /// The lazy chunk of a stored chunk whose first [`prefix_len`] bytes are `prefix`, chunk
 /// number (or chunk file number) `nchunk`, at `offset` in its frame.
 ///

@@ -23,6 +23,11 @@ pub struct Worker {
     pub codec: CodecState,
     /// Block buffers.
     pub tmp: [Vec<u8>; 3],
+    /// The prefilter's output for the block being compressed.
+    pub pre: Vec<u8>,
+    /// Which of the threads of a parallel run uses the worker now (0 outside one): what
+    /// postfilters get as `tid`.
+    pub tid: usize,
 }
 
 impl Worker {
@@ -48,6 +53,29 @@ impl Worker {
         let (a, b) = (aligned(a, n, ALIGN), aligned(b, n, ALIGN));
         (&mut self.codec, a, b, aligned(c, n, 1))
     }
+
+    /// [`buffers`](Self::buffers) and a prefilter output buffer of `pre` bytes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::chunk::worker::Worker;
+    ///
+    /// let mut w = Worker::default();
+    /// let (_, a, _, _, pre) = w.buffers_pre(1024, 512);
+    /// assert_eq!((a.len(), pre.len()), (1024, 512));
+    /// ```
+    #[allow(clippy::type_complexity)]
+    pub fn buffers_pre(
+        &mut self,
+        n: usize,
+        pre: usize,
+    ) -> (&mut CodecState, &mut [u8], &mut [u8], &mut [u8], &mut [u8]) {
+        let [a, b, c] = &mut self.tmp;
+        let (a, b) = (aligned(a, n, ALIGN), aligned(b, n, ALIGN));
+        let p = aligned(&mut self.pre, pre, ALIGN);
+        (&mut self.codec, a, b, aligned(c, n, 1), p)
+    }
 }
 
 /// Alignment of the filter buffers (a cache line).
@@ -72,12 +100,17 @@ fn aligned(t: &mut Vec<u8>, n: usize, align: usize) -> &mut [u8] {
     &mut t[off..off + n]
 }
 
+/// How many workers a thread keeps: one per level of nesting (a prefilter or user codec that
+/// decompresses from inside a compression, as python-blosc2's lazy expressions do, gets the
+/// next one; deeper calls get a fresh worker).
+const LEVELS: usize = 3;
+
 thread_local! {
-    static WORKER: RefCell<Worker> = RefCell::new(Worker::default());
+    static WORKER: [RefCell<Worker>; LEVELS] = Default::default();
 }
 
-/// Run `f` with this thread's worker (or a fresh one if it is already in use, e.g. when a user
-/// callback compresses from inside a compression).
+/// Run `f` with this thread's worker: the first one not in use (a user callback compressing or
+/// decompressing from inside a compression gets the next), else a fresh one.
 ///
 /// # Examples
 ///
@@ -90,10 +123,12 @@ thread_local! {
 /// assert!(with_worker(|w| w.tmp[0].len() >= 100));
 /// ```
 pub fn with_worker<R>(f: impl FnOnce(&mut Worker) -> R) -> R {
-    WORKER.with(|w| match w.try_borrow_mut() {
-        Ok(mut w) => f(&mut w),
-        Err(_) => f(&mut Worker::default()),
-    })
+    WORKER.with(
+        |levels| match levels.iter().find_map(|w| w.try_borrow_mut().ok()) {
+            Some(mut w) => f(&mut w),
+            None => f(&mut Worker::default()),
+        },
+    )
 }
 
 /// Drop this thread's scratch (`blosc2_free_resources`).
@@ -108,9 +143,11 @@ pub fn with_worker<R>(f: impl FnOnce(&mut Worker) -> R) -> R {
 /// assert!(with_worker(|w| w.tmp.iter().all(|t| t.is_empty())));
 /// ```
 pub fn free_worker() {
-    WORKER.with(|w| {
-        if let Ok(mut w) = w.try_borrow_mut() {
-            *w = Worker::default();
+    WORKER.with(|levels| {
+        for w in levels {
+            if let Ok(mut w) = w.try_borrow_mut() {
+                *w = Worker::default();
+            }
         }
     });
 }
@@ -287,18 +324,42 @@ impl Pool {
 /// assert_eq!(sum.into_inner(), 4950);
 /// ```
 pub fn parallel_for(nthreads: usize, n: usize, job: &(dyn Fn(usize) + Sync)) {
+    parallel_for_tid(nthreads, n, &|_, j| job(j));
+}
+
+/// [`parallel_for`] telling each call which of the participating threads runs it: `job(tid,
+/// j)`, `tid` in `0..nthreads`, distinct between threads running at the same time (C-Blosc2
+/// hands it to prefilters and postfilters, which may keep scratch per thread).
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use b2rs::chunk::worker::parallel_for_tid;
+///
+/// let max_tid = AtomicUsize::new(0);
+/// parallel_for_tid(2, 100, &|tid, _j| {
+///     max_tid.fetch_max(tid, Ordering::Relaxed);
+/// });
+/// assert!(max_tid.into_inner() < 2);
+/// ```
+pub fn parallel_for_tid(nthreads: usize, n: usize, job: &(dyn Fn(usize, usize) + Sync)) {
     let nthreads = nthreads.max(1).min(n);
     if nthreads <= 1 {
-        (0..n).for_each(job);
+        (0..n).for_each(|j| job(0, j));
         return;
     }
     let next = AtomicUsize::new(0);
-    let drain = || loop {
-        let j = next.fetch_add(1, Ordering::Relaxed);
-        if j >= n {
-            break;
+    let tids = AtomicUsize::new(0);
+    let drain = || {
+        let tid = tids.fetch_add(1, Ordering::Relaxed);
+        loop {
+            let j = next.fetch_add(1, Ordering::Relaxed);
+            if j >= n {
+                break;
+            }
+            job(tid, j);
         }
-        job(j);
     };
     let custom = EXECUTOR.read().unwrap_or_else(|e| e.into_inner()).clone();
     if let Some(exec) = custom {

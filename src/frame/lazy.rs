@@ -104,3 +104,86 @@ impl Frame {
         Ok(stored)
     }
 }
+
+impl Frame {
+    /// Chunk `n` with only the compressed bytes of `blocks` read (and of block 0 when the
+    /// chunk holds a delta filter, which refers to it), the others left zero: enough to decode
+    /// those blocks (with a mask, or `getitem`), as C-Blosc2 reads a lazy chunk's blocks from
+    /// disk. A frame in memory lends the whole chunk; special chunks come whole.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+    /// use b2rs::{chunk, CParams, DParams};
+    ///
+    /// let path = std::env::temp_dir().join(format!("b2rs-blocks-doc-{}.b2frame", std::process::id()));
+    /// let cparams = CParams { typesize: 4, blocksize: 4000, ..CParams::default() };
+    /// let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_le_bytes()).collect();
+    /// let mut buf = vec![0u8; data.len() + chunk::header::MAX_OVERHEAD];
+    /// let n = chunk::compress(&cparams, &data, &mut buf).unwrap();
+    /// let loc = Location::File { path: path.clone(), offset: 0 };
+    /// let mut frame = Frame::create(loc, &FrameParams::from_cparams(&cparams, 1), Arc::new(StdIo)).unwrap();
+    /// frame.append_chunk(&buf[..n]).unwrap();
+    /// let part = frame.get_chunk_blocks(0, &[7]).unwrap();
+    /// let mut out = vec![0u8; 4000];
+    /// chunk::getitem_bytes(&DParams::default(), &part, 7 * 4000, 4000, &mut out).unwrap();
+    /// assert_eq!(out, data[7 * 4000..8 * 4000]);
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
+    pub fn get_chunk_blocks(&self, n: i64, blocks: &[usize]) -> Result<Cow<'_, [u8]>> {
+        let i = self.check_index(n, Error::InvalidParam)?;
+        let off = self.offsets.get(i)?;
+        if off < 0 || matches!(self.storage, Storage::Memory(_)) {
+            return self.get_chunk(n);
+        }
+        let (mut h, base): (Box<dyn io::IoHandle + '_>, u64) = match &self.storage {
+            Storage::File { path, offset, io } => {
+                let mut h = io.open(path, OpenMode::Read)?;
+                let (start, _) = self.stored_span(off, |pos, buf| h.read_at(offset + pos, buf))?;
+                (h, offset + start)
+            }
+            Storage::Dir { path, io } => {
+                (io.open(&sframe::chunk_path(path, off)?, OpenMode::Read)?, 0)
+            }
+            Storage::Memory(_) => return self.get_chunk(n),
+        };
+        let mut head = [0u8; EXTENDED_HEADER_LENGTH];
+        h.read_at(base, &mut head)?;
+        let hd = Header::parse(&head)?;
+        if !lazy::makes_lazy(&hd) || hd.is_vlblocks() {
+            return self.get_chunk(n);
+        }
+        let cbytes = hd.cbytes as usize;
+        let mut buf = crate::error::zeroed_vec(cbytes)?;
+        let mut plen = lazy::prefix_len(&hd)?;
+        h.read_at(base, &mut buf[..plen])?;
+        if hd.has_dict() {
+            // the dictionary follows the block starts: [i32 size | bytes]
+            if plen + 4 > cbytes {
+                return Err(Error::InvalidHeader);
+            }
+            h.read_at(base + plen as u64, &mut buf[plen..plen + 4])?;
+            let d = i32::from_le_bytes([buf[plen], buf[plen + 1], buf[plen + 2], buf[plen + 3]]);
+            let end = usize::try_from(d)
+                .ok()
+                .and_then(|d| (plen + 4).checked_add(d))
+                .filter(|&e| e <= cbytes)
+                .ok_or(Error::InvalidHeader)?;
+            h.read_at(base + plen as u64 + 4, &mut buf[plen + 4..end])?;
+            plen = end;
+        }
+        let spans = lazy::block_spans(&hd, &buf[..plen])?;
+        let want = blocks
+            .iter()
+            .copied()
+            .chain(hd.has_delta().then_some(0))
+            .filter(|&j| j < spans.len());
+        for j in want {
+            let (start, len) = spans[j];
+            h.read_at(base + start as u64, &mut buf[start..start + len])?;
+        }
+        Ok(Cow::Owned(buf))
+    }
+}

@@ -143,6 +143,33 @@ impl Schunk {
         }
     }
 
+    /// Chunk `n` with only what decoding `blocks` needs read from a frame on disk (see
+    /// [`Frame::get_chunk_blocks`]); the whole chunk otherwise.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::Schunk;
+    /// use b2rs::{CParams, DParams};
+    ///
+    /// let mut sc = Schunk::new(CParams { typesize: 4, ..CParams::default() }, DParams::default());
+    /// sc.append_buffer(&[7u8; 4000]).unwrap();
+    /// assert_eq!(sc.get_chunk_blocks(0, &[0]).unwrap(), sc.get_chunk(0).unwrap());
+    /// ```
+    pub fn get_chunk_blocks(&self, n: i64, blocks: &[usize]) -> Result<Cow<'_, [u8]>> {
+        let i = self.index(n)?;
+        match &self.store {
+            Store::Memory(v) => Ok(Cow::Borrowed(v[i].bytes())),
+            Store::Frame(f) => f.get_chunk_blocks(i as i64, blocks),
+        }
+    }
+
+    /// Whether the chunks are read from storage (a frame file or directory) rather than
+    /// memory.
+    pub(crate) fn on_disk(&self) -> bool {
+        matches!(&self.store, Store::Frame(f) if f.as_bytes().is_none())
+    }
+
     /// Check that a chunk with header `h` may be placed by `op`; returns the new `chunksize`.
     pub(super) fn admit(&self, h: &Header, op: Op) -> Result<i32> {
         let n = self.nchunks() as usize;

@@ -3,13 +3,25 @@
 
 use super::*;
 
+/// Where [`Array::copy_blocks`] finds the blocks of a chunk.
+pub(super) enum Blocks<'a> {
+    /// In the decoded chunk.
+    Chunk(&'a mut [u8]),
+    /// Decoded one at a time from the stored chunk `src` into `scratch`.
+    Decode {
+        src: &'a [u8],
+        dparams: &'a crate::params::DParams,
+        scratch: &'a mut Vec<u8>,
+    },
+}
+
 impl<S: BorrowMut<Schunk>> Array<S> {
     /// Copy between the blocks of a decoded chunk and a C-order buffer (`to_buf`: chunk to
     /// buffer). `bstart` is where the buffer's `[0, ..]` lies in the array.
     pub(super) fn copy_blocks(
         &self,
         c: &ChunkSlice,
-        chunk: &mut [u8],
+        blocks: Blocks<'_>,
         buf: BufRef<'_>,
         bufshape: &[i64],
         bstart: &[i64],
@@ -18,6 +30,7 @@ impl<S: BorrowMut<Schunk>> Array<S> {
         let blockshape = widen(self.geom.blockshape());
         let block_nbytes = self.geom.blocknitems() as usize * itemsize;
         let mut buf = buf;
+        let mut blocks = blocks;
         let ndim = self.ndim();
         self.geom
             .for_each_block(c, |nblock, in_block, shape, start| {
@@ -26,7 +39,18 @@ impl<S: BorrowMut<Schunk>> Array<S> {
                     in_buf[i] = start[i] - bstart[i];
                 }
                 let off = nblock as usize * block_nbytes;
-                let block = &mut chunk[off..off + block_nbytes];
+                let block: &mut [u8] = match &mut blocks {
+                    Blocks::Chunk(chunk) => &mut chunk[off..off + block_nbytes],
+                    Blocks::Decode {
+                        src,
+                        dparams,
+                        scratch,
+                    } => {
+                        scratch.resize(block_nbytes, 0);
+                        crate::chunk::getitem_bytes(dparams, src, off, block_nbytes, scratch)?;
+                        &mut scratch[..]
+                    }
+                };
                 let breg = Region {
                     pad_shape: &blockshape,
                     start: in_block,
@@ -95,13 +119,50 @@ impl<S: BorrowMut<Schunk>> Array<S> {
             buf[..need].fill(0);
         }
         let chunks: Vec<ChunkSlice> = self.geom.slice_chunks(&in_start, &in_stop)?.collect();
-        let mut chunk = self.chunk_buffer()?;
+        let chunk_len = self.chunk_len()?;
+        let block_nbytes = self.geom.blocknitems() as usize * self.itemsize();
+        // As C-Blosc2: when the slice needs few of a chunk's blocks, they are decoded one at
+        // a time into a block-sized buffer, and from a frame on disk only they are read (the
+        // read costs what it asks for, not the chunk); else the needed blocks are decoded in
+        // parallel into a chunk-sized buffer.
+        let frac = if self.sc.borrow().on_disk() { 4 } else { 16 };
+        let mut chunk = Vec::new();
+        let mut block = Vec::new();
         for c in &chunks {
             let mask = self.geom.block_maskout(c);
+            let needed: Vec<usize> = (0..mask.len()).filter(|&j| !mask[j]).collect();
+            if needed.len() * block_nbytes * frac <= chunk_len {
+                let s: &mut Schunk = self.sc.borrow_mut();
+                s.set_current_nchunk(c.nchunk);
+                let mut dp = s.dparams().clone();
+                dp.nchunk = c.nchunk;
+                dp.nthreads = 1;
+                s.attach_plugin_dparams(&mut dp);
+                let s: &Schunk = self.sc.borrow();
+                let src = s.get_chunk_blocks(c.nchunk, &needed)?;
+                let blocks = Blocks::Decode {
+                    src: &src,
+                    dparams: &dp,
+                    scratch: &mut block,
+                };
+                self.copy_blocks(c, blocks, BufRef::Out(buf), bufshape, start)?;
+                continue;
+            }
+            if chunk.is_empty() {
+                chunk = self.chunk_buffer()?;
+            }
             self.read_chunk(c.nchunk, &mut chunk, Some(&mask))?;
-            self.copy_blocks(c, &mut chunk, BufRef::Out(buf), bufshape, start)?;
+            self.copy_blocks(
+                c,
+                Blocks::Chunk(&mut chunk),
+                BufRef::Out(buf),
+                bufshape,
+                start,
+            )?;
         }
-        self.set_scratch(chunk);
+        if !chunk.is_empty() {
+            self.set_scratch(chunk);
+        }
         Ok(())
     }
 
@@ -151,7 +212,13 @@ impl<S: BorrowMut<Schunk>> Array<S> {
                 // the padding beyond the array's edge (or the chunk's last blocks) is zeros
                 chunk.fill(0);
             }
-            self.copy_blocks(c, &mut chunk, BufRef::In(buf), bufshape, start)?;
+            self.copy_blocks(
+                c,
+                Blocks::Chunk(&mut chunk),
+                BufRef::In(buf),
+                bufshape,
+                start,
+            )?;
             self.write_chunk(c.nchunk, &chunk)?;
         }
         self.set_scratch(chunk);
@@ -238,18 +305,60 @@ impl<S: BorrowMut<Schunk>> Array<S> {
             let idx = unravel(f, self.geom.shape());
             locs.push((self.geom.locate(&idx)?, k));
         }
-        locs.sort_by_key(|(l, _)| l.nchunk);
-        let mut chunk = self.chunk_buffer()?;
-        let mut cur = -1;
-        for (l, k) in locs {
-            if l.nchunk != cur {
-                self.read_chunk(l.nchunk, &mut chunk, None)?;
-                cur = l.nchunk;
+        locs.sort_by_key(|(l, _)| (l.nchunk, l.nblock));
+        let s: &mut Schunk = self.sc.borrow_mut();
+        let dparams = s.dparams().clone();
+        let nthreads = dparams.nthreads.max(1) as usize;
+        // As C-Blosc2: only the blocks holding requested items are decoded (in parallel, each
+        // in the thread's block scratch), and only their span is copied out.
+        for group in locs.chunk_by(|a, b| a.0.nchunk == b.0.nchunk) {
+            let n = group[0].0.nchunk;
+            let mut dp = dparams.clone();
+            dp.nchunk = n;
+            dp.nthreads = 1;
+            s.attach_plugin_dparams(&mut dp);
+            s.set_current_nchunk(n);
+            let src = s.get_chunk(n)?;
+            let nbytes = crate::chunk::Header::sizes(&src)?.0 as usize;
+            let blocks: Vec<&[(crate::b2nd::Location, usize)]> =
+                group.chunk_by(|a, b| a.0.nblock == b.0.nblock).collect();
+            let picked: Vec<std::sync::Mutex<Result<Vec<u8>>>> = (0..blocks.len())
+                .map(|_| std::sync::Mutex::new(Ok(Vec::new())))
+                .collect();
+            crate::chunk::worker::parallel_for(nthreads, blocks.len(), &|t| {
+                let items = blocks[t];
+                // the span of the block the items lie in (the block is decoded once)
+                let first = items.iter().map(|(l, _)| l.chunk_item).min().unwrap_or(0);
+                let last = items.iter().map(|(l, _)| l.chunk_item).max().unwrap_or(0);
+                let start = first as usize * itemsize;
+                let len = ((last - first) as usize + 1) * itemsize;
+                let len = len.min(nbytes.saturating_sub(start));
+                let r = BLOCK.with(|b| {
+                    let mut block = b.borrow_mut();
+                    block.resize(len, 0);
+                    crate::chunk::getitem_bytes(&dp, &src, start, len, &mut block)?;
+                    let mut out = Vec::with_capacity(items.len() * itemsize);
+                    for (l, _) in items {
+                        let off = l.chunk_item as usize * itemsize - start;
+                        let item = block.get(off..off + itemsize).ok_or(Error::ReadBuffer)?;
+                        out.extend_from_slice(item);
+                    }
+                    Ok(out)
+                });
+                *picked[t].lock().unwrap_or_else(|e| e.into_inner()) = r;
+            });
+            for (items, p) in blocks.iter().zip(picked) {
+                let bytes = p.into_inner().unwrap_or_else(|e| e.into_inner())?;
+                for ((_, k), item) in items.iter().zip(bytes.chunks_exact(itemsize)) {
+                    buf[k * itemsize..(k + 1) * itemsize].copy_from_slice(item);
+                }
             }
-            let off = l.chunk_item as usize * itemsize;
-            buf[k * itemsize..(k + 1) * itemsize].copy_from_slice(&chunk[off..off + itemsize]);
         }
-        self.set_scratch(chunk);
         Ok(())
     }
+}
+
+thread_local! {
+    /// The span of a block a sparse read copies out, kept by each thread.
+    static BLOCK: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }

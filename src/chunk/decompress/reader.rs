@@ -352,7 +352,7 @@ impl<'a> Chunk<'a> {
         if sp != Special::Uninit {
             self.fill_special(sp, input, start)?;
         }
-        run_postfilter(pf, input, out, self, j, dparams)
+        run_postfilter(pf, input, out, self, j, dparams, 0)
     }
 
     /// Decode the streams of block `j` into `out` (exactly the block length). A stream is
@@ -470,6 +470,7 @@ impl<'a> Chunk<'a> {
         }
         let pinfo = self.pipeline_info(dparams);
         let filters = pipeline::has_backward_filters(&self.header.filters);
+        let tid = w.tid;
         let (codec, a, b, c) = w.buffers(self.header.blocksize as usize);
         match (filters, &dparams.postfilter) {
             (false, None) => self.decode_streams(codec, j, dest, dict, dparams),
@@ -493,7 +494,7 @@ impl<'a> Chunk<'a> {
                 } else {
                     c[..bsize].copy_from_slice(&a[..bsize]);
                 }
-                run_postfilter(pf, &c[..bsize], dest, self, j, dparams)
+                run_postfilter(pf, &c[..bsize], dest, self, j, dparams, tid)
             }
         }
     }
@@ -508,9 +509,10 @@ impl<'a> Chunk<'a> {
         let Some(pf) = &dparams.postfilter else {
             return Ok(());
         };
+        let tid = w.tid;
         let (_, a, _, _) = w.buffers(dest.len());
         a.copy_from_slice(dest);
-        run_postfilter(pf, a, dest, self, j, dparams)
+        run_postfilter(pf, a, dest, self, j, dparams, tid)
     }
 }
 
@@ -521,6 +523,7 @@ pub(super) fn run_postfilter(
     chunk: &Chunk<'_>,
     j: usize,
     dparams: &DParams,
+    tid: usize,
 ) -> Result<()> {
     let mut args = PostfilterArgs {
         input,
@@ -529,7 +532,7 @@ pub(super) fn run_postfilter(
         offset: (j * chunk.header.blocksize as usize) as i32,
         nchunk: dparams.nchunk,
         nblock: j as i32,
-        tid: 0,
+        tid: tid as i32,
     };
     if pf(&mut args) != 0 {
         crate::trace_error!("Execution of postfilter function failed");

@@ -418,21 +418,31 @@ pub fn getitem(dparams: &DParams, src: &[u8], span: Span, dst: &mut [u8]) -> Res
             block0.resize(first_len, 0);
             chunk.decode_block(w, 0, &mut block0, &[], dict.as_ref(), dparams)?;
         }
-        let mut scratch = vec![0u8; bs];
-        for j in start / bs..end.div_ceil(bs) {
-            let bstart = j * bs;
-            let bsize = chunk.bsize(j);
-            let block: &[u8] = if j == 0 && delta {
-                &block0
-            } else {
-                chunk.decode_block(w, j, &mut scratch[..bsize], &block0, dict.as_ref(), dparams)?;
-                &scratch[..bsize]
-            };
-            let lo = start.max(bstart);
-            let hi = end.min(bstart + bsize);
-            dst[lo - start..hi - start].copy_from_slice(&block[lo - bstart..hi - bstart]);
+        // the decoded block goes to the worker's prefilter buffer, unused when decoding (no
+        // allocation per call: python-blosc2 reads an item at a time)
+        let mut scratch = std::mem::take(&mut w.pre);
+        if scratch.len() < bs {
+            scratch = crate::error::zeroed_vec(bs)?;
         }
-        Ok(len)
+        let r = (|| -> Result<usize> {
+            for j in start / bs..end.div_ceil(bs) {
+                let bstart = j * bs;
+                let bsize = chunk.bsize(j);
+                let block: &[u8] = if j == 0 && delta {
+                    &block0
+                } else {
+                    let out = &mut scratch[..bsize];
+                    chunk.decode_block(w, j, out, &block0, dict.as_ref(), dparams)?;
+                    &scratch[..bsize]
+                };
+                let lo = start.max(bstart);
+                let hi = end.min(bstart + bsize);
+                dst[lo - start..hi - start].copy_from_slice(&block[lo - bstart..hi - bstart]);
+            }
+            Ok(len)
+        })();
+        w.pre = scratch;
+        r
     })
 }
 

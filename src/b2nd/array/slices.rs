@@ -318,10 +318,11 @@ impl<S: BorrowMut<Schunk>> Array<S> {
             dp.nthreads = 1;
             s.attach_plugin_dparams(&mut dp);
             s.set_current_nchunk(n);
-            let src = s.get_chunk(n)?;
-            let nbytes = crate::chunk::Header::sizes(&src)?.0 as usize;
             let blocks: Vec<&[(crate::b2nd::Location, usize)]> =
                 group.chunk_by(|a, b| a.0.nblock == b.0.nblock).collect();
+            let needed: Vec<usize> = blocks.iter().map(|b| b[0].0.nblock as usize).collect();
+            let src = s.get_chunk_blocks(n, &needed)?;
+            let nbytes = crate::chunk::Header::sizes(&src)?.0 as usize;
             let picked: Vec<std::sync::Mutex<Result<Vec<u8>>>> = (0..blocks.len())
                 .map(|_| std::sync::Mutex::new(Ok(Vec::new())))
                 .collect();

@@ -12,7 +12,7 @@ Workloads (float64 arrays of N items, default chunking, in memory and in files):
   arange       blosc2.arange(N)
   lazyexpr     (a * a + b).compute()
   where        blosc2.where(a < 0.5 * N, a, b).compute()   (a lazy where over the array)
-  slice        a[i:i+N//100] for 20 random i, plus a[::N//1000] reads of whole chunks
+  slice        a[i:i+N//100] for 100 random i, then a[k::N//1000] for k in 0..5
   sum          a.sum()
 """
 
@@ -50,10 +50,12 @@ else:
     elif kind == "slice":
         rng = np.random.default_rng(1)
         m = max(1, n // 100)
-        for i in rng.integers(0, n - m, 20):
+        for i in rng.integers(0, n - m, 100):
             v = a[int(i) : int(i) + m]
             assert v[0] == float(i)
-        v = a[:: max(1, n // 1000)]
+        for k in range(5):
+            v = a[k :: max(1, n // 1000)]
+            assert v[1] == float(k + max(1, n // 1000))
     elif kind == "sum":
         s = float(a.sum())
         assert s == float(n) * (n - 1) / 2

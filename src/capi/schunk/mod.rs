@@ -624,20 +624,11 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
         let cp = match unsafe { st.cparams.as_ref() } {
             Some(c) => *c,
             None => {
-                // The source's compression context's parameters, as C-Blosc2 takes them.
-                let p = src.cur_cparams();
+                // The source's compression context's coding, as C-Blosc2 takes it.
                 blosc2_cparams {
-                    compcode: p.compcode,
-                    compcode_meta: p.compcode_meta,
-                    clevel: p.clevel,
-                    use_dict: p.use_dict as c_int,
-                    typesize: p.typesize,
-                    nthreads: p.nthreads,
-                    blocksize: p.blocksize,
-                    splitmode: p.splitmode as i32,
-                    filters: p.filters,
-                    filters_meta: p.filters_meta,
-                    ..BLOSC2_CPARAMS_DEFAULTS
+                    schunk: ptr::null_mut(),
+                    codec_params: ptr::null_mut(),
+                    ..super::callbacks::cparams_to_c(&src.cur_cparams())
                 }
             }
         };

@@ -260,6 +260,27 @@ static void test_coding_fields_reach_the_frame(void) {
   blosc2_remove_urlpath(path);
 }
 
+/* blosc2_schunk_copy without cparams takes the coding of `cctx`, blocksize included (the one
+ * its last chunk used), and keeps the chunks as they are */
+static void test_copy_takes_cctx(void) {
+  blosc2_schunk *sc = new_schunk(false, NULL, 1);
+  fill(0);
+  CHECK_EQ(blosc2_schunk_append_buffer(sc, g_buf, 4 * N * 4), 1);
+  CHECK_EQ(blosc2_schunk_append_buffer(sc, g_buf, 4 * N * 4), 2);
+  CHECK_EQ(sc->blocksize, 0);
+  blosc2_storage st = BLOSC2_STORAGE_DEFAULTS;
+  blosc2_schunk *c = blosc2_schunk_copy(sc, &st);
+  CHECK(c != NULL);
+  if (c != NULL) {
+    CHECK_GT(c->blocksize, 0);
+    CHECK_EQ(c->storage->cparams->blocksize, c->blocksize);
+    CHECK_EQ(c->cbytes, sc->cbytes);
+    CHECK_EQ(c->typesize, 4);
+    blosc2_schunk_free(c);
+  }
+  blosc2_schunk_free(sc);
+}
+
 static void test_typesize_field_sets_item_size(void) {
   blosc2_schunk *sc = new_schunk(false, NULL, 1);
   fill(0);
@@ -374,6 +395,7 @@ int main(void) {
   RUN(test_chunksize_preset_rules);
   RUN(test_chunksize_preset_in_file_header);
   RUN(test_coding_fields_reach_the_frame);
+  RUN(test_copy_takes_cctx);
   RUN(test_typesize_field_sets_item_size);
   RUN(test_b2nd_writes_through_cctx);
   RUN(test_b2nd_reads_through_dctx);

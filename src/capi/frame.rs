@@ -417,15 +417,7 @@ fn cframe_of(h: &SchunkHandle) -> crate::Result<std::borrow::Cow<'_, [u8]>> {
 /// made), no compression threads (its parameters start zeroed), the default decompression
 /// threads.
 pub(crate) fn copy_params(h: &SchunkHandle) -> crate::frame::FrameParams {
-    // SAFETY: `cctx` is NULL or a live context (the caller's contract for the struct).
-    let ctx = unsafe { super::context::Context::from_c_ref(h.c.cctx) };
-    let mut cp = match ctx.map(|c| &c.kind) {
-        Some(super::context::Kind::Compress(p)) => p.clone(),
-        _ => h.core.cparams().clone(),
-    };
-    if let Some(c) = ctx.filter(|c| c.last_blocksize > 0) {
-        cp.blocksize = c.last_blocksize;
-    }
+    let mut cp = h.cctx_cparams();
     cp.nthreads = 0;
     crate::frame::FrameParams::from_cparams(&cp, BLOSC2_DPARAMS_DEFAULTS.nthreads)
 }

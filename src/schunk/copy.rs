@@ -95,10 +95,23 @@ impl Schunk {
     /// assert_eq!(out.get_chunk(2).unwrap(), sc.get_chunk(2).unwrap());
     /// ```
     pub fn copy_into(&self, out: &mut Schunk, compress: &mut Compressor<'_>) -> Result<()> {
-        let a = &self.cparams;
-        let same = same_coding(a, &out.cparams)
-            && a.prefilter.is_none()
-            && self.dparams.postfilter.is_none();
+        let same = self.copies_as_is(&self.cparams, &out.cparams);
+        self.copy_into_as(out, compress, same)
+    }
+
+    /// Whether chunks made with `made` are what `to` makes, so a copy keeps their bytes (no
+    /// prefilter or postfilter to run either).
+    pub(crate) fn copies_as_is(&self, made: &CParams, to: &CParams) -> bool {
+        same_coding(made, to) && made.prefilter.is_none() && self.dparams.postfilter.is_none()
+    }
+
+    /// [`Schunk::copy_into`], the chunks kept as they are when `same` (else recompressed).
+    pub(crate) fn copy_into_as(
+        &self,
+        out: &mut Schunk,
+        compress: &mut Compressor<'_>,
+        same: bool,
+    ) -> Result<()> {
         for m in &self.metalayers {
             out.meta_add(&m.name, &m.content)?;
         }

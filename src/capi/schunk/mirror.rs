@@ -316,6 +316,19 @@ impl SchunkHandle {
         }
     }
 
+    /// [`Self::cur_cparams`] with the blocksize the context last used, as C-Blosc2 reads
+    /// `cctx->blocksize` for a copy of the super-chunk and its frame header.
+    pub(crate) fn cctx_cparams(&self) -> CParams {
+        let mut p = self.cur_cparams();
+        // SAFETY: `cctx` is NULL or a live context.
+        if let Some(c) =
+            unsafe { Context::from_c_ref(self.c.cctx) }.filter(|c| c.last_blocksize > 0)
+        {
+            p.blocksize = c.last_blocksize;
+        }
+        p
+    }
+
     /// The decompression parameters of the context currently in `c.dctx`.
     pub(crate) fn cur_dparams(&self) -> DParams {
         // SAFETY: `dctx` is NULL or a live context.

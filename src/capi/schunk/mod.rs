@@ -624,11 +624,12 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
         let cp = match unsafe { st.cparams.as_ref() } {
             Some(c) => *c,
             None => {
-                // The source's compression context's coding, as C-Blosc2 takes it.
+                // The source's compression context's coding and last blocksize, as
+                // C-Blosc2 takes them.
                 blosc2_cparams {
                     schunk: ptr::null_mut(),
                     codec_params: ptr::null_mut(),
-                    ..super::callbacks::cparams_to_c(&src.cur_cparams())
+                    ..super::callbacks::cparams_to_c(&src.cctx_cparams())
                 }
             }
         };
@@ -651,9 +652,19 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
         let (cctx, mut cp) = (dst.c.cctx, dst.core.cparams().clone());
         // the copy gets the same metalayers, so the same array shapes
         cp.b2nd = src.core.nd_meta().cloned();
-        let copied = src
-            .core
-            .copy_into(&mut dst.core, &mut |n, s| ctx_compress(cctx, &cp, n, s));
+        // Chunks are kept as they are when the source's compression context makes what the
+        // copy's parameters make (a blocksize of 0 being the context's last one), as C-Blosc2.
+        let made = src.cctx_cparams();
+        let mut to = cp.clone();
+        if to.blocksize == 0 {
+            to.blocksize = made.blocksize;
+        }
+        let same = src.core.copies_as_is(&made, &to);
+        let copied = src.core.copy_into_as(
+            &mut dst.core,
+            &mut |n, s| ctx_compress(cctx, &cp, n, s),
+            same,
+        );
         match copied {
             Ok(()) => {
                 if dst.rebuild_mirrors().is_ok() {

@@ -248,11 +248,12 @@ fn parse(b: &mut Bytes<'_>, sparse: bool, exact: bool, fetcher: Option<Fetcher>)
         let mut oh = [0u8; EXTENDED_HEADER_LENGTH];
         b.read_at(off_pos, &mut oh)?;
         let (onb, ocb) = index::sizes(&oh)?;
-        // a negative cbytes must not pass as a huge unsigned size
+        // a negative cbytes must not pass as a huge unsigned size; a cbytes reaching into the
+        // trailer (damaged) still leaves the entries readable, as C-Blosc2 reads them
         if ocb < EXTENDED_HEADER_LENGTH as i32
             || off_pos
                 .checked_add(ocb as u64)
-                .is_none_or(|e| e > trailer_pos)
+                .is_none_or(|e| e > frame_len)
         {
             return Err(invalid("The offsets chunk exceeds the frame"));
         }
@@ -267,7 +268,7 @@ fn parse(b: &mut Bytes<'_>, sparse: bool, exact: bool, fetcher: Option<Fetcher>)
             fixed.cbytes - EXTENDED_HEADER_LENGTH as i64
         };
         offsets = Offsets::from_coff(coff, nchunks, max_offset)?;
-        off_len = ocb as u64;
+        off_len = (ocb as u64).min(trailer_pos - off_pos);
     } else {
         trailer_pos = hl;
         if hl + trailer_len > frame_len {

@@ -319,6 +319,8 @@ pub(super) fn decode_range(
     out: &mut Vec<i64>,
 ) -> Result<()> {
     let len = buf.len();
+    let repaired = repair_uninit(coffsets)?;
+    let coffsets = repaired.as_deref().unwrap_or(coffsets);
     let n = getitem_bytes(&DParams::default(), coffsets, start, len, buf)
         .inspect_err(|_| crate::trace_error!("Cannot decompress the offsets chunk"))?;
     if n != len {
@@ -330,6 +332,24 @@ pub(super) fn decode_range(
         i64::from_le_bytes(v)
     }));
     Ok(())
+}
+
+/// An offsets chunk marked as uninitialised (a damaged special-value code: such an index
+/// means nothing) but holding streams, with the mark cleared so its streams are read; an
+/// error when it holds none. `None` for any other chunk.
+fn repair_uninit(coffsets: &[u8]) -> Result<Option<Vec<u8>>> {
+    let h = Header::parse(coffsets)?;
+    if h.special() != Some(Special::Uninit) {
+        return Ok(None);
+    }
+    if (h.cbytes as usize) <= EXTENDED_HEADER_LENGTH || coffsets.len() <= EXTENDED_HEADER_LENGTH {
+        crate::trace_error!("The offsets chunk is marked uninitialised");
+        return Err(Error::InvalidHeader);
+    }
+    crate::trace_warning!("The offsets chunk is marked uninitialised: reading its streams");
+    let mut v = coffsets.to_vec();
+    v[31] &= !0x70;
+    Ok(Some(v))
 }
 
 /// Bytes of the offsets chunk decoded at a time by [`decode`].

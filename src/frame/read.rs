@@ -114,7 +114,8 @@ impl Frame {
         let nbytes = self.special_nbytes(n)?;
         let params = CParams {
             typesize: self.params.typesize,
-            blocksize: self.params.blocksize,
+            // a damaged header's blocksize does not cost the chunk (it is at most nbytes)
+            blocksize: self.params.blocksize.clamp(0, nbytes as i32),
             ..CParams::default()
         };
         let mut buf = vec![0u8; EXTENDED_HEADER_LENGTH];

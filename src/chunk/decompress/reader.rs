@@ -294,9 +294,15 @@ impl<'a> Chunk<'a> {
     }
 
     pub(super) fn ddict(&self) -> Result<Option<DDict<'a>>> {
-        match self.dict {
-            None => Ok(None),
-            Some(d) => Ok(Some(DDict::new(self.codec()?, d)?)),
+        let Some(d) = self.dict else {
+            return Ok(None);
+        };
+        match self.header.codec_id() {
+            Ok(c @ (codecs::ZSTD | codecs::LZ4 | codecs::LZ4HC)) => Ok(Some(DDict::new(c, d)?)),
+            // a use-dict flag on a codec without dictionaries (a damaged flags byte): the
+            // streams do not need one, and C-Blosc2 ignores it too (an unknown codec fails
+            // where a stream needs it)
+            _ => Ok(None),
         }
     }
 

@@ -267,3 +267,150 @@ fn damaged_frames_read_at_least_what_the_reference_reads() {
         "chunks the reference recovers intact are not recovered by b2rs"
     );
 }
+
+/// The decompressed chunks of a frame (`None`: a chunk that does not decode).
+fn chunks_of(f: &b2rs::frame::Frame) -> Vec<Option<Vec<u8>>> {
+    (0..f.nchunks())
+        .map(|n| {
+            let c = f.get_chunk(n).ok()?;
+            let (nb, _, _) = b2rs::chunk::header::Header::sizes(&c).ok()?;
+            let mut out = vec![0u8; nb as usize];
+            b2rs::chunk::decompress(&b2rs::DParams::default(), &c, &mut out, None).ok()?;
+            Some(out)
+        })
+        .collect()
+}
+
+#[test]
+fn salvage_gives_back_every_chunk_before_a_cut() {
+    use b2rs::frame::{salvage, Frame, StdIo};
+    use std::sync::Arc;
+    let Some(rd) = ref_dir() else {
+        panic!("{}", common::missing_ref_message());
+    };
+    let scratch = Scratch::new("salvage", "cuts");
+    let srcs = sources(&scratch, &rd);
+    let (mut runs, mut recovered, mut before_cut) = (0, 0, 0);
+    for (k, (path, bytes)) in srcs.iter().enumerate() {
+        let f = Frame::open_path(path, 0, Arc::new(StdIo)).unwrap();
+        let want = chunks_of(&f);
+        let offsets = f.offsets().unwrap();
+        let hl = f.header_len() as usize;
+        // physical end of each logical chunk (None: special, no bytes)
+        let ends: Vec<Option<usize>> = (0..f.nchunks())
+            .map(|n| {
+                let o = offsets[n as usize];
+                (o >= 0).then(|| hl + o as usize + f.get_chunk(n).unwrap().len())
+            })
+            .collect();
+        // stored in logical order, no special chunks: a walk without the index keeps the order
+        let in_order = ends.iter().all(|e| e.is_some()) && ends.windows(2).all(|w| w[0] < w[1]);
+        let (_, coff, trailer) = regions(bytes);
+        let cuts = damages(bytes, k as u64)
+            .into_iter()
+            .filter_map(|d| match d {
+                Damage::Cut(n) => Some(n),
+                _ => None,
+            })
+            .chain([coff + 1, trailer - 1]);
+        for cut in cuts {
+            let damaged = scratch.path(&format!("cut-{k}-{cut}.b2frame"));
+            std::fs::write(&damaged, &bytes[..cut]).unwrap();
+            let out = scratch.path(&format!("out-{k}.b2frame"));
+            let _ = std::fs::remove_file(&out);
+            let report = salvage::salvage(&damaged, &out, false);
+            std::fs::remove_file(&damaged).unwrap();
+            // nothing to find before the first chunk: salvage may fail
+            let Ok(report) = report else {
+                assert!(
+                    cut <= hl + 32,
+                    "{}: cut at {cut}: {report:?}",
+                    path.display()
+                );
+                continue;
+            };
+            runs += 1;
+            let g = Frame::open_path(&out, 0, Arc::new(StdIo)).unwrap();
+            let got = chunks_of(&g);
+            // the index survives a cut past it: every chunk comes back, in its place
+            let index_kept = cut >= trailer;
+            for (n, e) in ends.iter().enumerate() {
+                let whole = e.is_some_and(|e| e <= cut);
+                if !(whole && (in_order || index_kept)) {
+                    continue;
+                }
+                before_cut += 1;
+                assert_eq!(
+                    got.get(n).cloned().flatten(),
+                    want[n],
+                    "{}: cut at {cut}: chunk {n} not given back ({report:?})",
+                    path.display()
+                );
+                assert!(report.recovered.contains(&(n as i64)));
+                recovered += 1;
+            }
+            // b2nd arrays keep their shape: as many chunks as the source
+            if path.extension().is_some_and(|e| e == "b2nd") && cut > coff {
+                assert_eq!(g.nchunks(), f.nchunks(), "{}: cut at {cut}", path.display());
+            }
+        }
+    }
+    println!("{runs} cut copies salvaged; {recovered} of the {before_cut} chunks stored before the cuts given back");
+}
+
+#[test]
+fn salvage_keeps_every_chunk_that_reads_intact() {
+    use b2rs::frame::{salvage, Frame, StdIo};
+    use std::sync::Arc;
+    let Some(rd) = ref_dir() else {
+        panic!("{}", common::missing_ref_message());
+    };
+    let scratch = Scratch::new("salvage", "flips");
+    let srcs = sources(&scratch, &rd);
+    let (mut read_intact, mut salvaged_intact, mut copies) = (0, 0, 0);
+    for (k, (path, bytes)) in srcs.iter().enumerate() {
+        let want = chunks_of(&Frame::open_path(path, 0, Arc::new(StdIo)).unwrap());
+        for (i, d) in damages(bytes, k as u64).iter().enumerate() {
+            if matches!(d, Damage::Cut(_)) {
+                continue;
+            }
+            copies += 1;
+            let damaged = scratch.path(&format!("flip-{k}-{i}.b2frame"));
+            std::fs::write(&damaged, d.apply(bytes)).unwrap();
+            // what reading the damaged copy gives intact
+            let read: Vec<bool> = match Frame::open_path(&damaged, 0, Arc::new(StdIo)) {
+                Ok(f) => {
+                    let got = chunks_of(&f);
+                    (0..want.len())
+                        .map(|n| got.get(n).cloned().flatten() == want[n])
+                        .collect()
+                }
+                Err(_) => vec![false; want.len()],
+            };
+            let out = scratch.path(&format!("flip-out-{k}.b2frame"));
+            let _ = std::fs::remove_file(&out);
+            if let Ok(report) = salvage::salvage(&damaged, &out, false) {
+                let got = chunks_of(&Frame::open_path(&out, 0, Arc::new(StdIo)).unwrap());
+                for (n, &ok) in read.iter().enumerate() {
+                    let kept = got.get(n).cloned().flatten() == want[n];
+                    assert!(
+                        !ok || kept,
+                        "{}: {d:?}: chunk {n} reads intact but is not salvaged ({report:?})",
+                        path.display()
+                    );
+                    read_intact += ok as usize;
+                    salvaged_intact += kept as usize;
+                }
+            } else {
+                assert!(
+                    read.iter().all(|&ok| !ok),
+                    "{}: {d:?}: salvage failed",
+                    path.display()
+                );
+            }
+            std::fs::remove_file(&damaged).unwrap();
+        }
+    }
+    println!("{copies} flipped copies: {read_intact} chunks read intact, {salvaged_intact} salvaged intact");
+    assert!(salvaged_intact >= read_intact);
+}

@@ -1,4 +1,4 @@
-//! `b2rs`: compress, decompress, inspect, convert and verify Blosc2 frames (contiguous and
+//! `b2rs`: compress, decompress, inspect, convert, verify and salvage Blosc2 frames (contiguous and
 //! sparse), b2nd arrays and Bloscpack files, with the safe Rust core of b2rs (no C API).
 //!
 //! Every command streams: one chunk (or, for b2nd, one slab of chunk rows) at a time, so files
@@ -45,6 +45,7 @@ fn main() -> ExitCode {
             commands::info::info(&o, &t.file).map(|()| 0)
         }
         Command::Verify(t) => commands::verify::verify(&Opts::running(&t.run), &t.file),
+        Command::Salvage(t) => commands::salvage::salvage(t),
         Command::Completions { shell } => {
             clap_complete::generate(*shell, &mut Cli::command(), "b2rs", &mut std::io::stdout());
             Ok(0)

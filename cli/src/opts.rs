@@ -44,6 +44,9 @@ pub(crate) enum Command {
     Info(Inspect),
     /// Decode every chunk; non-zero exit on any damage
     Verify(Check),
+    /// A new frame from every chunk of a damaged one that still decodes (lost ones zeroed
+    /// and listed); exit 0: nothing lost, 3: something lost, 1: nothing written
+    Salvage(Rescue),
     /// Print a shell completion script
     Completions {
         /// bash, zsh, fish, elvish or powershell
@@ -98,6 +101,23 @@ pub(crate) struct Check {
     pub(crate) file: PathBuf,
     #[command(flatten)]
     pub(crate) run: RunArgs,
+}
+
+/// `salvage`.
+#[derive(Args)]
+pub(crate) struct Rescue {
+    /// A damaged frame (file or sparse frame directory) or b2nd array
+    #[arg(value_name = "IN")]
+    pub(crate) input: PathBuf,
+    /// The new frame (replaced if it exists)
+    #[arg(value_name = "OUT")]
+    pub(crate) output: PathBuf,
+    /// Write a sparse frame (a directory)
+    #[arg(long)]
+    pub(crate) sparse: bool,
+    /// Print the report as JSON
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 /// How the output is encoded.

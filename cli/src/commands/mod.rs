@@ -4,4 +4,5 @@ pub(crate) mod compress;
 pub(crate) mod convert;
 pub(crate) mod decompress;
 pub(crate) mod info;
+pub(crate) mod salvage;
 pub(crate) mod verify;

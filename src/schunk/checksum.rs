@@ -547,6 +547,7 @@ impl Schunk {
     }
 
     /// Bumped whenever the chunk checksums are rewritten (for mirrors of the vlmetalayer).
+    #[cfg(feature = "capi")]
     pub(crate) fn checksums_tick(&self) -> u64 {
         self.checksums_tick
     }

@@ -347,3 +347,33 @@ fn stale_checksums() {
     assert_eq!(sc.verify_chunk(0).unwrap(), ChunkCheck::Intact);
     assert_eq!(sc.verify_chunk(4).unwrap(), ChunkCheck::Unrecorded);
 }
+
+/// A copy that keeps the chunks as they are keeps their checksums as recorded: a damaged chunk
+/// stays damaged in the copy (a copy recompressing the chunks records its own).
+#[test]
+fn a_copy_as_is_keeps_the_damage_visible() {
+    let p = CParams {
+        clevel: 0,
+        ..cparams()
+    };
+    let mut sc = Schunk::new(p.clone(), DParams::default());
+    for s in 0..4 {
+        sc.append_buffer(&data(s)).unwrap();
+    }
+    sc.enable_checksums().unwrap();
+    let c = sc.get_chunk(2).unwrap().into_owned();
+    let mut b = sc.to_cframe().unwrap();
+    let at = b.windows(c.len()).position(|w| w == &c[..]).unwrap();
+    b[at + c.len() - 5] ^= 0x40;
+    let back = Schunk::from_frame(Frame::from_bytes(b).unwrap(), DParams::default());
+    assert!(matches!(
+        back.verify_chunk(2).unwrap(),
+        ChunkCheck::Damaged { .. }
+    ));
+    let copy = back.copy_with(p, DParams::default()).unwrap();
+    assert!(matches!(
+        copy.verify_chunk(2).unwrap(),
+        ChunkCheck::Damaged { .. }
+    ));
+    assert_eq!(copy.verify_chunk(1).unwrap(), ChunkCheck::Intact);
+}

@@ -476,6 +476,12 @@ impl Schunk {
         self.write_checksums_layer(&content)
     }
 
+    /// Take the checksums' vlmetalayer `content` as it is (a copy of a super-chunk that keeps
+    /// its chunks as they are).
+    pub(super) fn adopt_checksums(&mut self, content: &[u8]) -> Result<()> {
+        self.write_checksums_layer(content)
+    }
+
     /// Add or replace the vlmetalayer with `content` (as the vlmetalayer calls do).
     fn write_checksums_layer(&mut self, content: &[u8]) -> Result<()> {
         let p = layer_cparams();

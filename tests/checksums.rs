@@ -377,3 +377,67 @@ fn a_copy_as_is_keeps_the_damage_visible() {
     ));
     assert_eq!(copy.verify_chunk(1).unwrap(), ChunkCheck::Intact);
 }
+
+/// The reference python-blosc2 (and the C-Blosc2 inside it) opens checksummed frames, contiguous
+/// and sparse, reads every chunk and the vlmetalayers unchanged, and unpacks the checksums'
+/// vlmetalayer as a dict.
+#[test]
+fn python_blosc2_reads_checksummed_frames() {
+    if !common::python_imports("blosc2") {
+        common::skip("python_blosc2_reads_checksummed_frames", "no python blosc2");
+        return;
+    }
+    let scratch = Scratch::new("checksums", "python");
+    for kind in [Kind::File, Kind::Dir] {
+        let mut sc = create(kind, &scratch);
+        for s in 0..3 {
+            sc.append_chunk(compress(s)).unwrap();
+        }
+        // "note": msgpack of the string "hello", as python-blosc2 writes it
+        sc.vlmeta_add("note", b"\xa5hello", &CParams::default())
+            .unwrap();
+        sc.enable_checksums().unwrap();
+        sc.append_chunk(zeros()).unwrap();
+        let crcs = sc.checksums().unwrap().unwrap().crcs().to_vec();
+        drop(sc);
+        let path = match kind {
+            Kind::File => scratch.path("c.b2frame"),
+            _ => scratch.path("s.b2frame"),
+        };
+        let want: Vec<u8> = (0..3).flat_map(data).chain(vec![0u8; ITEMS * 4]).collect();
+        std::fs::write(scratch.path("want.raw"), &want).unwrap();
+        let crc_hex: String = crcs
+            .iter()
+            .flat_map(|c| c.to_le_bytes())
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let script = format!(
+            r#"
+import blosc2, sys
+s = blosc2.open({path:?})
+want = open({raw:?}, "rb").read()
+got = b"".join(s.decompress_chunk(i) for i in range(s.nchunks))
+assert got == want, "chunks differ"
+assert s.vlmeta["note"] == "hello"
+v = s.vlmeta["b2rs_crc32c"]
+assert v["version"] == 1, v
+assert v["crc32c"].hex() == {crc_hex:?}, v
+assert sorted(s.vlmeta.getall().keys()) == ["b2rs_crc32c", "note"]
+print("ok")
+"#,
+            path = path.to_str().unwrap(),
+            raw = scratch.path("want.raw").to_str().unwrap(),
+        );
+        let out = std::process::Command::new("python3")
+            .arg("-c")
+            .arg(&script)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{kind:?}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

@@ -368,6 +368,37 @@ int64_t b2rs_bloscpack_unpack_file_from_file(const char *urlpath,
                                              const char *dst_path);
 
 /**
+ * Record a CRC-32C of every chunk of `schunk` in its `"b2rs_crc32c"` vlmetalayer, kept current
+ * by every later change of the chunks made through b2rs (also after the frame is opened
+ * again). Returns 1 when recorded now, 0 when they were already recorded, or a negative
+ * `BLOSC2_ERROR_*` code.
+ *
+ * # Safety
+ * `schunk` must be NULL or a live super-chunk of this library.
+ */
+BLOSC_EXPORT int b2rs_schunk_enable_checksums(blosc2_schunk *schunk);
+
+/**
+ * Whether `schunk` records chunk checksums: 1 or 0 (a negative code for NULL).
+ *
+ * # Safety
+ * `schunk` must be NULL or a live super-chunk of this library.
+ */
+BLOSC_EXPORT int b2rs_schunk_has_checksums(blosc2_schunk *schunk);
+
+/**
+ * Check chunk `nchunk` of `schunk` against its recorded checksum, without decompressing it.
+ * Returns 1 when it matches, 0 when no checksum is recorded for it, `BLOSC2_ERROR_DATA` when
+ * it does not match (damaged, or changed by a library that does not keep the checksums), or
+ * another negative code when it cannot be read at all (also a damaged chunk) or `nchunk` is
+ * out of range (`BLOSC2_ERROR_INVALID_PARAM`).
+ *
+ * # Safety
+ * `schunk` must be NULL or a live super-chunk of this library.
+ */
+BLOSC_EXPORT int b2rs_schunk_verify_chunk(blosc2_schunk *schunk, int64_t nchunk);
+
+/**
  * The version of b2rs itself (the C-Blosc2 API version is `blosc2_get_version_string()`).
  *
  * # Safety

@@ -34,6 +34,7 @@ pub mod b2nd;
 pub mod bloscpack;
 pub mod chunk;
 pub mod codecs;
+pub mod crc32c;
 pub mod error;
 pub mod filters;
 pub mod frame;

@@ -322,6 +322,7 @@ c_programs!(
     test_blosc1,
     test_callers,
     test_bloscpack,
+    test_checksums,
     test_chunk,
     test_compat,
     test_concurrency,

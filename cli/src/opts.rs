@@ -157,6 +157,9 @@ pub(crate) struct EncodeArgs {
     /// b2nd: block shape (default: derived from the chunk shape)
     #[arg(long, value_name = "A,B,..", value_parser = parse_list::<i32>)]
     blocks: Option<List<i32>>,
+    /// Record a CRC-32C per chunk (the b2rs_crc32c vlmetalayer), which `verify` checks
+    #[arg(long)]
+    checksum: bool,
 }
 
 /// How a command runs.
@@ -188,6 +191,7 @@ pub(crate) struct Opts {
     pub(crate) dtype: Option<String>,
     pub(crate) chunks: Option<Vec<i32>>,
     pub(crate) blocks: Option<Vec<i32>>,
+    pub(crate) checksum: bool,
     pub(crate) threads: i16,
     pub(crate) json: bool,
     pub(crate) quiet: bool,
@@ -208,6 +212,7 @@ impl Opts {
             dtype: e.dtype.clone(),
             chunks: e.chunks.clone().map(|l| l.0),
             blocks: e.blocks.clone().map(|l| l.0),
+            checksum: e.checksum,
             ..Opts::running(r)
         }
     }

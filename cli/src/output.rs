@@ -425,6 +425,9 @@ pub(crate) fn encode(
     let sparse = sparse_out(o);
     let cp = cparams_from(o, base);
     let chunk_size = o.chunk_size.unwrap_or(1 << 20);
+    if o.checksum && fmt == OutFormat::Blp {
+        return usage("--checksum applies to frames and b2nd arrays (Bloscpack has its own)");
+    }
     let r = match fmt {
         OutFormat::Frame => {
             let cs = chunk_size / cp.typesize.max(1) as usize * cp.typesize.max(1) as usize;
@@ -460,8 +463,34 @@ pub(crate) fn encode(
             write_blp(src, inp, len, &cp, chunk_size, out)
         }
     };
+    let r = r.and_then(|()| match o.checksum {
+        true => add_checksums(out, sparse),
+        false => Ok(()),
+    });
     if r.is_err() {
         remove_output(out);
     }
     r
+}
+
+/// Record the chunk checksums of the frame just written at `out` (its chunks are read back,
+/// not decompressed).
+fn add_checksums(out: &Path, sparse: bool) -> Res<()> {
+    let loc = if sparse {
+        Location::Dir(out.to_path_buf())
+    } else {
+        Location::File {
+            path: out.to_path_buf(),
+            offset: 0,
+        }
+    };
+    let frame = Frame::open(loc, out_io(out))
+        .map_err(|e| format!("{}: cannot open the frame written: {e}", d(out)))?;
+    let mut sc = b2rs::schunk::Schunk::from_frame(frame, b2rs::DParams::default());
+    sc.enable_checksums()
+        .map_err(|e| format!("{}: cannot record the chunk checksums: {e}", d(out)))?;
+    match sc.into_frame() {
+        Some(frame) => finish(frame, out),
+        None => Ok(()),
+    }
 }

@@ -3,6 +3,7 @@
 use core::ffi::c_char;
 
 pub mod bloscpack;
+pub mod checksum;
 
 /// The version of b2rs itself (the C-Blosc2 API version is `blosc2_get_version_string()`).
 ///

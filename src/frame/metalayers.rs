@@ -226,6 +226,16 @@ impl Frame {
         &self.vlmetalayers
     }
 
+    /// Replace the content of the existing vlmetalayer `name` with `chunk` without writing it:
+    /// the frame's next change (which writes the trailer) records it. Returns the content it
+    /// had, `None` (and changes nothing) when there is no such vlmetalayer. For a vlmetalayer
+    /// that follows every change of the chunks (the chunk checksums of `crate::schunk`),
+    /// written at once with the change.
+    pub(crate) fn stage_vlmetalayer(&mut self, name: &str, chunk: Vec<u8>) -> Option<Vec<u8>> {
+        let m = self.vlmetalayers.iter_mut().find(|m| m.name == name)?;
+        Some(std::mem::replace(&mut m.content, chunk))
+    }
+
     /// Add or replace the vlmetalayer `name` with `chunk` (a Blosc chunk); returns its index.
     fn set_vlmetalayer_unlocked(&mut self, name: &str, chunk: &[u8]) -> Result<usize> {
         header::check_name(name)?;

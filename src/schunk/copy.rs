@@ -136,7 +136,12 @@ impl Schunk {
         let defaults = CParams::default();
         for m in &self.vlmetalayers {
             let content = self.vlmeta_get(&m.name)?;
-            out.vlmeta_add(&m.name, &content, &defaults)?;
+            if m.name == super::CHECKSUMS_VLMETA && same {
+                // the same chunks: the checksums as recorded (a damaged chunk stays damaged)
+                out.adopt_checksums(&content)?;
+            } else {
+                out.vlmeta_add(&m.name, &content, &defaults)?;
+            }
         }
         Ok(())
     }

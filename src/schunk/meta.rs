@@ -185,7 +185,7 @@ impl Schunk {
     }
 
     /// Add a variable-length metalayer, compressing `content` with `cparams`; returns its index.
-    fn vlmeta_add_unlocked(
+    pub(super) fn vlmeta_add_unlocked(
         &mut self,
         name: &str,
         content: &[u8],
@@ -216,7 +216,7 @@ impl Schunk {
     }
 
     /// Replace the content of variable-length metalayer `name`; returns its index.
-    fn vlmeta_update_unlocked(
+    pub(super) fn vlmeta_update_unlocked(
         &mut self,
         name: &str,
         content: &[u8],
@@ -326,6 +326,10 @@ impl Schunk {
 
     /// Add a variable-length metalayer; returns its index (under the exclusive frame lock when locking is on).
     ///
+    /// [`CHECKSUMS_VLMETA`](super::CHECKSUMS_VLMETA) is b2rs's own: adding it records the
+    /// checksums of the chunks as they are now, whatever `content` holds (a copy of it from
+    /// another super-chunk would be stale), as [`Schunk::enable_checksums`] does.
+    ///
     /// # Examples
     ///
     /// ```
@@ -340,12 +344,18 @@ impl Schunk {
     /// assert!(sc.vlmeta_add("a", b"again", &cparams).is_err());
     /// ```
     pub fn vlmeta_add(&mut self, name: &str, content: &[u8], cparams: &CParams) -> Result<usize> {
+        if name == super::CHECKSUMS_VLMETA {
+            return self.vlmeta_checksums(true);
+        }
         self.locked(LockMode::Exclusive, |s| {
             s.vlmeta_add_unlocked(name, content, cparams)
         })
     }
 
     /// Replace a variable-length metalayer; returns its index (under the exclusive frame lock when locking is on).
+    ///
+    /// [`CHECKSUMS_VLMETA`](super::CHECKSUMS_VLMETA) is recorded anew from the chunks as they
+    /// are now, whatever `content` holds.
     ///
     /// # Examples
     ///
@@ -366,6 +376,9 @@ impl Schunk {
         content: &[u8],
         cparams: &CParams,
     ) -> Result<usize> {
+        if name == super::CHECKSUMS_VLMETA {
+            return self.vlmeta_checksums(false);
+        }
         self.locked(LockMode::Exclusive, |s| {
             s.vlmeta_update_unlocked(name, content, cparams)
         })

@@ -15,6 +15,7 @@
 
 mod backing;
 mod bytes;
+mod checksum;
 mod compress;
 mod copy;
 mod meta;
@@ -25,6 +26,7 @@ mod slice;
 
 use bytes::{new_stamp, Chunks, SharedChunk, Stored};
 pub use bytes::{ChunkBytes, IntoChunk};
+pub use checksum::{chunk_checksum, ChunkCheck, ChunkChecksums, CHECKSUMS_VLMETA};
 pub(crate) use compress::compress_chunk;
 #[cfg(feature = "capi")]
 pub(crate) use compress::{compress_to_vec, grow_zeroed, scratch_chunk, with_compress_scratch};
@@ -56,7 +58,7 @@ enum Store {
 }
 
 /// The operation a chunk is admitted for (the rules differ slightly).
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Op {
     Append,
     Insert(usize),
@@ -126,6 +128,8 @@ pub struct Schunk {
     /// Every chunk was deleted since `chunksize` was last set or confirmed: the next chunk is
     /// not held to it (C-Blosc2 refuses one larger than it: see README).
     emptied: bool,
+    /// Bumped whenever the chunk checksums are rewritten (see [`Schunk::enable_checksums`]).
+    checksums_tick: u64,
 }
 
 impl std::fmt::Debug for Schunk {
@@ -187,6 +191,7 @@ impl Schunk {
             reloads: 0,
             compressor: None,
             emptied: false,
+            checksums_tick: 0,
         };
         s.sync_plugin_params();
         s

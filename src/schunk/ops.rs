@@ -1,6 +1,7 @@
 //! Chunk operations of a super-chunk: reading, admitting, appending, inserting, updating,
 //! deleting and reordering chunks, special fills and decompression.
 
+use super::checksum::Change;
 use super::*;
 
 impl Schunk {
@@ -601,17 +602,23 @@ impl Schunk {
             Store::Frame(_) => {}
         }
         for _ in 0..nfull {
-            self.append_chunk(SharedChunk(full.clone()))?;
+            self.place_unlocked(SharedChunk(full.clone()), Op::Append)?;
         }
         if let Some(l) = last {
-            self.append_chunk(SharedChunk(l))?;
+            self.place_unlocked(SharedChunk(l), Op::Append)?;
         }
         Ok(self.nchunks())
     }
 
     /// Store a chunk as `op` says (under the exclusive frame lock when locking is on).
     pub(super) fn place(&mut self, chunk: impl IntoChunk, op: Op) -> Result<i64> {
-        self.locked(LockMode::Exclusive, |s| s.place_unlocked(chunk, op))
+        self.locked(LockMode::Exclusive, |s| {
+            if !s.has_checksums() {
+                return s.place_unlocked(chunk, op);
+            }
+            let crc = checksum::chunk_checksum(chunk.bytes());
+            s.with_checksums(Change::Place(op, crc), |s| s.place_unlocked(chunk, op))
+        })
     }
 
     /// Delete chunk `n`; returns the new number of chunks (under the exclusive frame lock when locking is on).
@@ -635,7 +642,10 @@ impl Schunk {
     /// assert!(sc.delete_chunk(5).is_err());
     /// ```
     pub fn delete_chunk(&mut self, n: i64) -> Result<i64> {
-        self.locked(LockMode::Exclusive, |s| s.delete_chunk_unlocked(n))
+        self.locked(LockMode::Exclusive, |s| {
+            let change = Change::DeleteRun(n.max(0) as usize, 1);
+            s.with_checksums(change, |s| s.delete_chunk_unlocked(n))
+        })
     }
 
     /// Reorder the chunks: the new chunk `i` is the old chunk `order[i]` (under the exclusive frame lock when locking is on).
@@ -660,7 +670,11 @@ impl Schunk {
     /// assert!(sc.reorder_offsets(&[0, 0, 1]).is_err());
     /// ```
     pub fn reorder_offsets(&mut self, order: &[i64]) -> Result<()> {
-        self.locked(LockMode::Exclusive, |s| s.reorder_offsets_unlocked(order))
+        self.locked(LockMode::Exclusive, |s| {
+            s.with_checksums(Change::Reorder(order), |s| {
+                s.reorder_offsets_unlocked(order)
+            })
+        })
     }
 
     /// Fill an empty super-chunk with `nitems` special items; returns the number of chunks (under the exclusive frame lock when locking is on).
@@ -682,7 +696,9 @@ impl Schunk {
     /// ```
     pub fn fill_special(&mut self, nitems: i64, special: i32, chunksize: i32) -> Result<i64> {
         self.locked(LockMode::Exclusive, |s| {
-            s.fill_special_unlocked(nitems, special, chunksize)
+            let n = s.fill_special_unlocked(nitems, special, chunksize)?;
+            s.after_fill()?;
+            Ok(n)
         })
     }
 

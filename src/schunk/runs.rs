@@ -1,6 +1,7 @@
 //! Runs of chunks inserted or deleted at once (what B2ND shape changes need): one index update
 //! for a frame instead of one per chunk.
 
+use super::checksum::{chunk_checksum, Change};
 use super::{check_chunk, Op, Schunk, Store, Stored};
 use crate::error::{Error, Result};
 use crate::frame::LockMode;
@@ -46,7 +47,11 @@ impl Schunk {
             return Ok(self.nchunks());
         }
         self.locked(LockMode::Exclusive, |s| {
-            s.insert_run_unlocked(n, count, chunk)
+            if !s.has_checksums() {
+                return s.insert_run_unlocked(n, count, chunk);
+            }
+            let change = Change::InsertRun(n as usize, count as usize, chunk_checksum(chunk));
+            s.with_checksums(change, |s| s.insert_run_unlocked(n, count, chunk))
         })
     }
 
@@ -97,7 +102,10 @@ impl Schunk {
         if count == 0 {
             return Ok(self.nchunks());
         }
-        self.locked(LockMode::Exclusive, |s| s.delete_run_unlocked(n, count))
+        self.locked(LockMode::Exclusive, |s| {
+            let change = Change::DeleteRun(n as usize, count as usize);
+            s.with_checksums(change, |s| s.delete_run_unlocked(n, count))
+        })
     }
 
     fn delete_run_unlocked(&mut self, n: i64, count: i64) -> Result<i64> {

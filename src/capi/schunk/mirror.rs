@@ -122,7 +122,47 @@ impl SchunkHandle {
             }
             return;
         }
+        if self.core.checksums_tick() != self.seen_checksums {
+            self.sync_checksums_mirror();
+        }
         self.sync_counters();
+    }
+
+    /// Copy the chunk checksums' vlmetalayer (rewritten by the core at every change of the
+    /// chunks) into its C mirror.
+    fn sync_checksums_mirror(&mut self) {
+        self.seen_checksums = self.core.checksums_tick();
+        let name = crate::schunk::CHECKSUMS_VLMETA;
+        let Ok(i) = self.core.vlmeta_exists(name) else {
+            return;
+        };
+        let m = if i < self.c.nvlmetalayers.max(0) as usize {
+            self.c.vlmetalayers[i]
+        } else {
+            ptr::null_mut()
+        };
+        // SAFETY: NULL or our own mirror of vlmetalayer `i` (a NUL-terminated malloc'ed name).
+        let same = !m.is_null()
+            && unsafe { core::ffi::CStr::from_ptr((*m).name) }.to_bytes() == name.as_bytes();
+        if !same {
+            if let Err(e) = self.rebuild_meta_mirrors() {
+                crate::trace_error!("Cannot copy the metalayers of the super-chunk: {}", e);
+            }
+            self.mirrored_meta = Some(self.core.meta_stamp());
+            return;
+        }
+        let stored = &self.core.vlmetalayers()[i].content;
+        let copy = malloc_copy(stored);
+        if copy.is_null() {
+            crate::trace_error!("Cannot copy the chunk checksums of the super-chunk");
+            return;
+        }
+        // SAFETY: our own mirror of vlmetalayer `i`, its content malloc'ed by us.
+        unsafe {
+            libc::free((*m).content as *mut c_void);
+            (*m).content = copy;
+            (*m).content_len = stored.len() as i32;
+        }
     }
 
     /// Counters and the current chunk, also handed to the contexts' pre/postfilters.

@@ -70,6 +70,9 @@ pub(crate) struct SchunkHandle {
     retired_frame: Vec<u8>,
     /// `core.reloads()` when the C mirrors were last rebuilt.
     seen_reloads: u64,
+    /// `core.checksums_tick()` when the C copy of the chunk checksums' vlmetalayer was last
+    /// written (the core rewrites it at every change of the chunks).
+    seen_checksums: u64,
     /// `core.chunks_stamp()` when `c.data` was last written: a call that changed no chunk
     /// leaves it as it is (no pass over every chunk per call).
     mirrored_chunks: Option<Option<u64>>,
@@ -228,6 +231,7 @@ fn new_handle() -> Box<SchunkHandle> {
         ptr::addr_of_mut!((*p).caller_avoids_free).write(false);
         ptr::addr_of_mut!((*p).retired_frame).write(Vec::new());
         ptr::addr_of_mut!((*p).seen_reloads).write(0);
+        ptr::addr_of_mut!((*p).seen_checksums).write(0);
         ptr::addr_of_mut!((*p).mirrored_chunks).write(None);
         ptr::addr_of_mut!((*p).mirrored_meta).write(None);
         ptr::addr_of_mut!((*p).array_scratch).write(Vec::new());

@@ -200,11 +200,11 @@ fn fetcher_of(storage: &Storage) -> Option<impl FnOnce(Option<String>) -> Fetche
     let io = io.clone();
     Some(move |version: Option<String>| -> Fetcher {
         Box::new(move |pos| {
-        let (io, path, version) = (io.clone(), path.clone(), version.clone());
-        Box::new(move |at, buf| {
-            super::io::open_version(io.as_ref(), &path, version.as_deref())?
-                .read_at(base + pos + at, buf)
-        })
+            let (io, path, version) = (io.clone(), path.clone(), version.clone());
+            Box::new(move |at, buf| {
+                super::io::open_version(io.as_ref(), &path, version.as_deref())?
+                    .read_at(base + pos + at, buf)
+            })
         })
     })
 }

@@ -284,9 +284,11 @@ impl Frame {
         if !self.disk_changed()? {
             return Ok(false);
         }
-        let before = self.state_key();
+        let before = (self.state_key(), self.version.clone());
         self.reload()?;
-        Ok(self.state_key() != before)
+        // (another version of a remote object is a change even when its header and index
+        // hold the same numbers)
+        Ok((self.state_key(), self.version.clone()) != before)
     }
 
     /// What [`Frame::sync`] compares: counters, metalayers and the offsets.

@@ -113,7 +113,11 @@ impl Cache {
     /// Forget what is known of `url` if it is of the version `etag` (a read found it replaced):
     /// the next open reads its size and ETag again.
     pub(super) fn forget_version(&mut self, url: &str, etag: Option<&str>) {
-        if self.objects.get(url).is_some_and(|o| o.etag.as_deref() == etag) {
+        if self
+            .objects
+            .get(url)
+            .is_some_and(|o| o.etag.as_deref() == etag)
+        {
             if let Some(o) = self.objects.remove(url) {
                 self.nblocks -= o.blocks.len();
             }

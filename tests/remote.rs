@@ -1043,8 +1043,8 @@ fn s3_frames_written_by_b2rs() {
         }
     }
 
-    // a new sparse frame at the prefix of an older, larger one: the older chunk objects it
-    // does not overwrite are deleted (after its index is stored); other objects stay
+    // a new sparse frame at the prefix of an older, larger one: its chunk objects are numbered
+    // past the older ones, which are deleted (after its index is stored); other objects stay
     let note = s.path("note.txt");
     std::fs::write(&note, b"not a chunk").unwrap();
     for key in ["w/s.b2frame/notes.txt", "w/s.b2frame/sub/00000005.chunk"] {
@@ -1063,8 +1063,9 @@ fn s3_frames_written_by_b2rs() {
     assert_eq!(
         after,
         [
-            "w/s.b2frame/00000000.chunk",
-            "w/s.b2frame/00000001.chunk",
+            // numbered past the older frame's chunk objects (0000000A the largest)
+            "w/s.b2frame/0000000B.chunk",
+            "w/s.b2frame/0000000C.chunk",
             "w/s.b2frame/chunks.b2frame",
             "w/s.b2frame/notes.txt",
             "w/s.b2frame/sub/00000005.chunk"
@@ -1211,4 +1212,282 @@ fn https_checks_the_certificate() {
     );
     assert!(far.ok(), "{}", far.describe());
     assert_eq!(far.stdout, near.stdout);
+}
+
+/// Version `v` of the replaced frames: `n` chunks of `len` bytes stored as they are (clevel 0),
+/// so that every version has the same size, header and index and only the chunk bytes differ.
+fn versioned_frame(path: &Path, v: usize, n: usize, len: usize) -> Vec<Vec<u8>> {
+    let cp = CParams {
+        clevel: 0,
+        ..cparams()
+    };
+    let params = FrameParams::from_cparams(&cp, 1);
+    let loc = Location::File {
+        path: path.to_path_buf(),
+        offset: 0,
+    };
+    let mut f = Frame::create(loc, &params, Arc::new(StdIo)).unwrap();
+    let mut want = Vec::new();
+    for i in 0..n {
+        let data = chunk_data(100 * v + i, len);
+        let mut dst = vec![0u8; len + 64];
+        let k = b2rs::chunk::compress(&cp, &data, &mut dst).unwrap();
+        f.append_chunk(&dst[..k]).unwrap();
+        want.push(data);
+    }
+    want
+}
+
+/// Chunk `i` as read from `frame`: `Ok(content)` or the error.
+fn chunk_of(frame: &Frame, i: i64) -> Result<Vec<u8>, Error> {
+    frame.get_chunk(i).map(|c| decode(&c))
+}
+
+/// An object replaced by one of the same size (same header and index) between a reader's
+/// requests: with ETags (the HTTP server's, S3's through moto below) every read is of the
+/// version the frame was read from or fails, and the frame re-read gives the new version; a
+/// super-chunk re-reads itself and reads the new version. Never a chunk of two versions.
+#[test]
+fn replaced_http_objects_never_mix_versions() {
+    let s = Scratch::new("remote", "replaced_http");
+    let root = s.path("www");
+    std::fs::create_dir_all(&root).unwrap();
+    let (n, len) = (4, 150_000);
+    let v1 = versioned_frame(&s.path("v1.b2frame"), 1, n, len);
+    let v2 = versioned_frame(&s.path("v2.b2frame"), 2, n, len);
+    let (b1, b2) = (
+        std::fs::read(s.path("v1.b2frame")).unwrap(),
+        std::fs::read(s.path("v2.b2frame")).unwrap(),
+    );
+    assert_eq!(b1.len(), b2.len());
+    // replaced as a writer does: a new file renamed over the old one
+    let put = |bytes: &[u8]| {
+        let tmp = root.join("r.tmp");
+        std::fs::write(&tmp, bytes).unwrap();
+        std::fs::rename(&tmp, root.join("r.b2frame")).unwrap();
+    };
+    put(&b1);
+    let srv = Server::http(&root, &[]);
+    let url = srv.url("r.b2frame");
+    let io = remote(0);
+    let mut far = Frame::open_path(Path::new(&url), 0, io.clone()).unwrap();
+    assert_eq!(chunk_of(&far, 0).unwrap(), v1[0]);
+    put(&b2);
+    for i in 1..n as i64 {
+        // the old version or an error, never the new bytes under the old frame
+        match chunk_of(&far, i) {
+            Ok(c) => assert_eq!(c, v1[i as usize], "chunk {i}"),
+            Err(e) => assert_eq!(e, Error::FileRead, "chunk {i}"),
+        }
+    }
+    // the requests after the first carried If-Match, and the server answered 412
+    let log = srv.log();
+    assert!(log.iter().any(|l| l.2 == 412), "{log:?}");
+    let text = srv.call("GET", "/__log", "");
+    assert!(text.contains("\"if_match\": \"\\\""), "{text}");
+    // re-read: the new version whole
+    far.sync().unwrap();
+    assert_eq!(content(&far), v2);
+    // a super-chunk reads through a replacement: it re-reads the frame and reads again
+    let mut sc = b2rs::schunk::Schunk::from_frame(
+        Frame::open_path(Path::new(&url), 0, io.clone()).unwrap(),
+        DParams::default(),
+    );
+    let mut out = vec![0u8; len];
+    sc.decompress_chunk(0, &mut out).unwrap();
+    assert_eq!(out, v2[0]);
+    put(&b1);
+    for (i, want) in v1.iter().enumerate() {
+        sc.decompress_chunk(i as i64, &mut out).unwrap();
+        assert_eq!(&out, want, "chunk {i}");
+    }
+
+    // without ETags (a plain server): as before, the reader cannot tell (documented)
+    let plain = Server::http(&root, &["--no-etag"]);
+    let far = Frame::open_path(Path::new(&plain.url("r.b2frame")), 0, remote(0)).unwrap();
+    assert_eq!(chunk_of(&far, 0).unwrap(), v1[0]);
+    let text = plain.call("GET", "/__log", "");
+    assert!(!text.contains("\"if_match\": \""), "{text}");
+}
+
+/// A writer of S3 objects that stops after `writes` write requests (`None`: never).
+fn s3_io(moto: &Server, writes: Option<u64>) -> Arc<RemoteIo> {
+    let s3 = S3Config {
+        creds: Some(Credentials {
+            key_id: "testing".into(),
+            secret: "testing".into(),
+            token: None,
+        }),
+        region: "us-east-1".into(),
+        endpoint: Some(moto.base()),
+    };
+    let client = Client::new(s3, Duration::from_secs(20), 0);
+    client.limit_writes(writes);
+    Arc::new(RemoteIo::new(client, 16 << 20))
+}
+
+/// Write the sparse frame of chunks `data` at `url` through `io`, one append at a time.
+fn append_sparse(url: &str, data: &[Vec<u8>], io: Arc<RemoteIo>) -> Result<(), Error> {
+    let params = FrameParams::from_cparams(&cparams(), 1);
+    let mut f = Frame::create(Location::Dir(PathBuf::from(url)), &params, io)?;
+    for d in data {
+        f.append_chunk(&compress(d))?;
+    }
+    f.flush()
+}
+
+/// S3 through moto: an object replaced between a reader's requests (moto answers 412 to a
+/// stale If-Match); a sparse frame re-created at its prefix by a writer stopped after each of
+/// its uploads and deletions reads as the older frame whole or as the new one (never a mix),
+/// and a reader holding the older index never reads a chunk of the new frame in its place.
+#[test]
+fn s3_replacements_never_mix_versions() {
+    let test = "s3_replacements_never_mix_versions";
+    let Some(moto) = moto_for(test) else {
+        return;
+    };
+    let s = Scratch::new("remote", "s3_versions");
+    // a contiguous object replaced by one of the same size
+    let (n, len) = (3, 120_000);
+    let v1 = versioned_frame(&s.path("v1.b2frame"), 1, n, len);
+    let v2 = versioned_frame(&s.path("v2.b2frame"), 2, n, len);
+    let put = |v: &str| {
+        s3_tool(
+            &moto,
+            &["put", "bucket", s.path(v).to_str().unwrap(), "v/r.b2frame"],
+        )
+    };
+    put("v1.b2frame");
+    let mut far =
+        Frame::open_path(Path::new("s3://bucket/v/r.b2frame"), 0, s3_io(&moto, None)).unwrap();
+    assert_eq!(chunk_of(&far, 0).unwrap(), v1[0]);
+    put("v2.b2frame");
+    for i in 1..n as i64 {
+        match chunk_of(&far, i) {
+            Ok(c) => assert_eq!(c, v1[i as usize], "chunk {i}"),
+            Err(e) => assert_eq!(e, Error::FileRead, "chunk {i}"),
+        }
+    }
+    far.sync().unwrap();
+    assert_eq!(content(&far), v2);
+
+    // re-creating a sparse frame: the older one has 5 chunks, the new one 3
+    let url = "s3://bucket/re/s.b2frame";
+    let old: Vec<Vec<u8>> = (0..5).map(|i| chunk_data(i, 30_000)).collect();
+    let new: Vec<Vec<u8>> = (0..3).map(|i| chunk_data(200 + i, 30_000)).collect();
+    let local = s.path("new.b2frame");
+    write_frame_of(&local, &new);
+    let local = Frame::open_path(&local, 0, Arc::new(StdIo)).unwrap();
+    let read_back = || match Frame::open_path(Path::new(url), 0, s3_io(&moto, None)) {
+        Ok(f) => Some(content(&f)),
+        Err(_) => None,
+    };
+    // a copy (blosc2_schunk_to_file, b2nd_save, `b2rs convert`): the older frame whole until
+    // the new index lands, then the new one whole
+    let mut k = 0;
+    loop {
+        append_sparse(url, &old, s3_io(&moto, None)).unwrap();
+        let done = local
+            .copy_to(Location::Dir(PathBuf::from(url)), s3_io(&moto, Some(k)))
+            .is_ok();
+        let got = read_back();
+        assert!(
+            got.as_ref() == Some(&old) || got.as_ref() == Some(&new),
+            "after {k} writes: {:?}",
+            got.map(|g| g.len())
+        );
+        if done {
+            assert_eq!(got.as_ref(), Some(&new));
+            break;
+        }
+        k += 1;
+        assert!(k < 30, "the copy never ends");
+    }
+    // after the last write, only the new frame's objects are left
+    let listing = s3_tool(&moto, &["list", "bucket", "re/s.b2frame/"]).stdout;
+    assert_eq!(listing.lines().count(), 4, "{listing}");
+    // appends (blosc2_schunk_new, then appending): the older frame whole until the first
+    // append lands, then the new frame as of one of its appends
+    let mut k = 0;
+    loop {
+        append_sparse(url, &old, s3_io(&moto, None)).unwrap();
+        let done = append_sparse(url, &new, s3_io(&moto, Some(k))).is_ok();
+        let got = read_back().expect("a frame");
+        assert!(
+            got == old || (!got.is_empty() && new.starts_with(&got)),
+            "after {k} writes: {} chunks",
+            got.len()
+        );
+        if done {
+            assert_eq!(got, new);
+            break;
+        }
+        k += 1;
+        assert!(k < 30, "the writer never ends");
+    }
+
+    // a reader holding the older index while the frame is re-created: its chunks, or an
+    // error, never a chunk of the new frame; once re-read, the new frame
+    append_sparse(url, &old, s3_io(&moto, None)).unwrap();
+    let rio = s3_io(&moto, None);
+    let mut reader = Frame::open_path(Path::new(url), 0, rio.clone()).unwrap();
+    assert_eq!(chunk_of(&reader, 0).unwrap(), old[0]);
+    local
+        .copy_to(Location::Dir(PathBuf::from(url)), s3_io(&moto, None))
+        .unwrap();
+    for i in 0..5 {
+        // (an error: its chunk object is gone)
+        if let Ok(c) = chunk_of(&reader, i) {
+            assert_eq!(c, old[i as usize], "chunk {i}");
+        }
+    }
+    reader.sync().unwrap();
+    assert_eq!(content(&reader), new);
+    // a super-chunk re-reads itself (opened afresh: what a back-end cached of a frame is
+    // what a frame opened on it reads, until a refresh)
+    append_sparse(url, &old, s3_io(&moto, None)).unwrap();
+    let mut sc = b2rs::schunk::Schunk::from_frame(
+        Frame::open_path(Path::new(url), 0, s3_io(&moto, None)).unwrap(),
+        DParams::default(),
+    );
+    let mut out = vec![0u8; 30_000];
+    sc.decompress_chunk(1, &mut out).unwrap();
+    assert_eq!(out, old[1]);
+    local
+        .copy_to(Location::Dir(PathBuf::from(url)), s3_io(&moto, None))
+        .unwrap();
+    sc.decompress_chunk(2, &mut out).unwrap();
+    assert_eq!(out, new[2]);
+
+    // the prefix keeps the sparse-frame layout: a downloaded copy opens in C-Blosc2
+    let dl = s.path("dl.b2frame");
+    s3_tool(
+        &moto,
+        &["get", "bucket", "re/s.b2frame", dl.to_str().unwrap()],
+    );
+    let py = format!(
+        "import blosc2\n\
+         sc = blosc2.open('{}')\n\
+         assert sc.nchunks == 3, sc.nchunks\n\
+         print(len(sc.decompress_chunk(2)))\n",
+        dl.display()
+    );
+    let o = common::run_cmd(
+        Command::new("python3").args(["-c", &py]),
+        Duration::from_secs(60),
+    );
+    assert!(o.ok() && o.stdout.contains("30000"), "{}", o.describe());
+}
+
+/// A contiguous frame at `path` holding the chunks `data`.
+fn write_frame_of(path: &Path, data: &[Vec<u8>]) {
+    let params = FrameParams::from_cparams(&cparams(), 1);
+    let loc = Location::File {
+        path: path.to_path_buf(),
+        offset: 0,
+    };
+    let mut f = Frame::create(loc, &params, Arc::new(StdIo)).unwrap();
+    for d in data {
+        f.append_chunk(&compress(d)).unwrap();
+    }
 }

@@ -34,6 +34,14 @@ fn file_pos(base: u64, pos: u64) -> Result<u64> {
 }
 
 impl Bytes<'_> {
+    /// The version of the stored object read ([`IoHandle::version`]; `None` in memory).
+    pub(super) fn version(&self) -> Option<String> {
+        match self {
+            Bytes::Mem(_) => None,
+            Bytes::File { h, .. } => h.version(),
+        }
+    }
+
     /// Bytes available from the frame start to the end of the buffer or file.
     pub(super) fn available(&mut self) -> Result<u64> {
         match self {
@@ -178,8 +186,9 @@ fn read_vec(b: &mut Bytes<'_>, pos: u64, len: u64) -> Result<Vec<u8>> {
 /// Makes the reader of the offsets chunk at a position of the frame's bytes.
 type Fetcher = Box<dyn Fn(u64) -> ReadFn>;
 
-/// How a frame on a ranged back-end ([`Io::ranged`]) reads its offsets chunk later.
-fn fetcher_of(storage: &Storage) -> Option<Fetcher> {
+/// How a frame on a ranged back-end ([`Io::ranged`]) reads its offsets chunk later: from the
+/// `version` of the object the rest of the frame was read from.
+fn fetcher_of(storage: &Storage) -> Option<impl FnOnce(Option<String>) -> Fetcher> {
     let (io, path, base) = match storage {
         Storage::Memory(_) => return None,
         Storage::File { path, offset, io } => (io, path.clone(), *offset),
@@ -189,13 +198,15 @@ fn fetcher_of(storage: &Storage) -> Option<Fetcher> {
         return None;
     }
     let io = io.clone();
-    Some(Box::new(move |pos| {
-        let (io, path) = (io.clone(), path.clone());
-        Box::new(move |at, buf| {
-            io.open(&path, OpenMode::Read)?
-                .read_at(base + pos + at, buf)
+    Some(move |version: Option<String>| -> Fetcher {
+        Box::new(move |pos| {
+            let (io, path, version) = (io.clone(), path.clone(), version.clone());
+            Box::new(move |at, buf| {
+                super::io::open_version(io.as_ref(), &path, version.as_deref())?
+                    .read_at(base + pos + at, buf)
+            })
         })
-    }))
+    })
 }
 
 /// Read and validate a frame (FRAME.md §11). `exact`: the frame must fill all the bytes
@@ -299,9 +310,11 @@ pub(super) fn load(mut storage: Storage) -> Result<Frame> {
     let sparse = matches!(storage, Storage::Dir { .. });
     let exact = matches!(storage, Storage::Memory(_));
     let fetcher = fetcher_of(&storage);
-    let p = {
+    let (p, version) = {
         let mut b = open_bytes(&mut storage, OpenMode::Read)?;
-        parse(&mut b, sparse, exact, fetcher)?
+        let version = b.version();
+        let fetcher = fetcher.map(|f| f(version.clone()));
+        (parse(&mut b, sparse, exact, fetcher)?, version)
     };
     Ok(Frame {
         storage,
@@ -321,6 +334,9 @@ pub(super) fn load(mut storage: Storage) -> Result<Frame> {
         seen_generation: 0,
         pending: Vec::new(),
         disk_header: if exact { Vec::new() } else { p.header },
+        version,
+        next_file: 0,
+        hold_flush: false,
         soft_depth: 0,
     })
 }
@@ -399,11 +415,15 @@ impl Frame {
         self.frame_len = frame_len;
         if !matches!(self.storage, Storage::Memory(_)) {
             self.disk_header = header;
+            // the state is now what this handle wrote (a remote writer: a staged copy)
+            self.version = None;
         }
         // a sparse frame is made durable at the end of every change (a remote back-end uploads
         // the chunk objects, then the index)
         if let Storage::Dir { path, io } = &self.storage {
-            io.flush(path)?;
+            if !self.hold_flush {
+                io.flush(path)?;
+            }
         }
         Ok(())
     }
@@ -411,14 +431,20 @@ impl Frame {
     /// Whether the header stored on disk differs from the one this frame last read or wrote:
     /// another handle or process changed the frame (every change rewrites the header: its
     /// lengths, counters or metalayers), or replaced the file. A header that cannot be read
-    /// counts as a change (the reload then reports the error). Always `false` in memory.
+    /// counts as a change (the reload then reports the error), and so does another version of
+    /// a remote object (its ETag) than the one the frame was read from, whatever its header
+    /// holds. Always `false` in memory.
     pub(super) fn disk_changed(&mut self) -> Result<bool> {
         if matches!(self.storage, Storage::Memory(_)) || self.disk_header.is_empty() {
             return Ok(false);
         }
         let n = self.disk_header.len();
         let mut now = vec![0u8; n];
+        let version = self.version.clone();
         let read = open_bytes(&mut self.storage, OpenMode::Read).and_then(|mut b| {
+            if version.is_some() && b.version() != version {
+                return Err(Error::FileRead);
+            }
             if b.available()? < n as u64 {
                 return Err(Error::ReadBuffer);
             }

@@ -208,7 +208,7 @@ impl Frame {
                 );
             }
             Storage::File { path, offset, io } => {
-                let mut f = io.open(path, OpenMode::Read)?;
+                let mut f = super::io::open_version(io.as_ref(), path, self.version.as_deref())?;
                 let (pos, _) = self.stored_span(off, |pos, buf| f.read_at(offset + pos, buf))?;
                 f.read_at(offset + pos, &mut h)?;
             }
@@ -257,7 +257,12 @@ impl Frame {
     fn store_chunk(&mut self, bytes: &[u8]) -> Result<i64> {
         let off = match &mut self.storage {
             Storage::Dir { path, io } => {
-                let n = sframe::next_number(self.offsets.table_mut()?)?;
+                let mut n = sframe::next_number(self.offsets.table_mut()?)?;
+                if io.deferred_removal() {
+                    // never the name of a chunk object an older index may still name
+                    n = n.max(self.next_file);
+                    self.next_file = n + 1;
+                }
                 sframe::write_chunk(path, io.as_ref(), n, bytes)?;
                 n
             }

@@ -309,6 +309,24 @@ pub trait Io: Send + Sync {
         self.remove_file(path)
     }
 
+    /// Whether [`Io::remove_after_flush`] waits for [`Io::flush`] and files are replaced by
+    /// uploads (an object store): a sparse frame there never writes a chunk file under a name
+    /// an older index may still name (a new frame numbers its chunk files past those found in
+    /// its prefix, a writer never reuses the number of a chunk file it dropped), and a new
+    /// frame is stored only at its first change or flush, so the frame it replaces stays
+    /// readable until then. `false` by default (files: as C-Blosc2).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::io::{Io, StdIo};
+    ///
+    /// assert!(!StdIo.deferred_removal());
+    /// ```
+    fn deferred_removal(&self) -> bool {
+        false
+    }
+
     /// Make what was written at `path` (and below it) durable where the back-end defers it:
     /// a remote back-end uploads its staged objects. A no-op by default (files are written
     /// in place).
@@ -422,6 +440,61 @@ pub trait IoHandle {
     /// std::fs::remove_file(&path).unwrap();
     /// ```
     fn truncate(&mut self, size: u64) -> Result<()>;
+
+    /// The version of the stored object this handle reads (a remote object's ETag): every
+    /// read of the handle is of that version; `None` (the default) when the back-end has no
+    /// versions (a file).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::frame::io::{Io, OpenMode, StdIo};
+    ///
+    /// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.ver", std::process::id()));
+    /// std::fs::write(&path, b"x").unwrap();
+    /// assert_eq!(StdIo.open(&path, OpenMode::Read).unwrap().version(), None);
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
+    fn version(&self) -> Option<String> {
+        None
+    }
+}
+
+/// Open `path` for reading, checking that it still holds `version` (the version a frame read
+/// its state from: `None`, no check): a replaced object fails with [`Error::FileRead`] rather
+/// than giving bytes of another version.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::frame::io::{open_version, StdIo};
+///
+/// let path = std::env::temp_dir().join(format!("b2rs-doc-{}.ov", std::process::id()));
+/// std::fs::write(&path, b"x").unwrap();
+/// assert!(open_version(&StdIo, &path, None).is_ok());
+/// assert!(open_version(&StdIo, &path, Some("\"e1\"")).is_err()); // a file has no version
+/// std::fs::remove_file(&path).unwrap();
+/// ```
+pub fn open_version<'a>(
+    io: &'a dyn Io,
+    path: &Path,
+    version: Option<&str>,
+) -> Result<Box<dyn IoHandle + 'a>> {
+    let h = io.open(path, OpenMode::Read)?;
+    if let Some(v) = version {
+        let now = h.version();
+        if now.as_deref() != Some(v) {
+            crate::trace_error!(
+                "{}: replaced since the frame was read (version {}, now {}): refresh the frame \
+                 (blosc2_schunk_refresh) or open it again",
+                path.display(),
+                v,
+                now.as_deref().unwrap_or("unknown")
+            );
+            return Err(Error::FileRead);
+        }
+    }
+    Ok(h)
 }
 
 /// The default back-end: regular files through the operating system's positioned I/O.

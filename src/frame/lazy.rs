@@ -53,7 +53,7 @@ impl Frame {
         let (prefix, nchunk, pos) = match &self.storage {
             Storage::Memory(_) => return self.get_chunk(n),
             Storage::File { path, offset, io } => {
-                let mut h = io.open(path, OpenMode::Read)?;
+                let mut h = super::io::open_version(io.as_ref(), path, self.version.as_deref())?;
                 let mut read = |pos: u64, buf: &mut [u8]| h.read_at(offset + pos, buf);
                 let (start, _) = self.stored_span(off, &mut read)?;
                 (read_prefix(&mut read, start)?, i as i32, start as i64)
@@ -91,7 +91,7 @@ impl Frame {
                     .offset
                     .checked_sub(self.header_len as i64)
                     .ok_or(Error::InvalidHeader)?;
-                let mut h = io.open(path, OpenMode::Read)?;
+                let mut h = super::io::open_version(io.as_ref(), path, self.version.as_deref())?;
                 let (start, len) =
                     self.stored_span(off, |pos, buf| h.read_at(offset + pos, buf))?;
                 let mut buf = vec![0u8; len];
@@ -140,7 +140,7 @@ impl Frame {
         }
         let (mut h, base): (Box<dyn io::IoHandle + '_>, u64) = match &self.storage {
             Storage::File { path, offset, io } => {
-                let mut h = io.open(path, OpenMode::Read)?;
+                let mut h = super::io::open_version(io.as_ref(), path, self.version.as_deref())?;
                 let (start, _) = self.stored_span(off, |pos, buf| h.read_at(offset + pos, buf))?;
                 (h, offset + start)
             }

@@ -215,6 +215,16 @@ pub struct Frame {
     /// The header bytes as on disk (File and Dir storage; empty in memory): what
     /// [`Frame::sync`] compares to notice another handle's change.
     disk_header: Vec<u8>,
+    /// The version of the stored object the state was read from (a remote object's ETag;
+    /// `None` for files, or once this handle wrote the frame): every later read of a
+    /// contiguous frame's bytes checks it ([`io::open_version`]).
+    version: Option<String>,
+    /// The smallest number a new chunk file may take (a sparse frame on an object store: see
+    /// [`Io::deferred_removal`]); 0 otherwise.
+    next_file: i64,
+    /// A new sparse frame on an object store not stored yet: [`Frame::create`] leaves the
+    /// older frame there readable until the first change or flush.
+    hold_flush: bool,
     /// Nesting of [`Frame::lock`] without locking (only the outermost call looks at the
     /// header on disk).
     soft_depth: u32,

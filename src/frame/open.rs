@@ -23,6 +23,9 @@ impl Frame {
             seen_generation: 0,
             pending: Vec::new(),
             disk_header: Vec::new(),
+            version: None,
+            next_file: 0,
+            hold_flush: false,
             soft_depth: 0,
         }
     }
@@ -58,8 +61,15 @@ impl Frame {
                 Storage::File { path, offset, io }
             }
             Location::Dir(path) => {
-                sframe::create_dir(&path, io.as_ref())?;
-                Storage::Dir { path, io }
+                let base = sframe::create_dir(&path, io.as_ref())?;
+                let hold = io.deferred_removal();
+                let mut f = Frame::empty(Storage::Dir { path, io }, params);
+                f.next_file = base;
+                f.hold_flush = hold;
+                f.write_tail(OffsetsChunk::Encode)?;
+                f.hold_flush = false;
+                f.setup_lock()?;
+                return Ok(f);
             }
         };
         let mut f = Frame::empty(storage, params);

@@ -184,7 +184,7 @@ impl Frame {
                     .ok_or(Error::ReadBuffer)
             }
             Storage::File { path, offset, io } => {
-                let mut h = io.open(path, OpenMode::Read)?;
+                let mut h = super::io::open_version(io.as_ref(), path, self.version.as_deref())?;
                 let (start, len) =
                     self.stored_span(off, |pos, buf| h.read_at(offset + pos, buf))?;
                 let mut buf = vec![0u8; len];

@@ -188,7 +188,7 @@ impl Frame {
         match &self.storage {
             Storage::Memory(v) => Ok(v.as_slice().to_vec()),
             Storage::File { path, offset, io } => {
-                let mut h = io.open(path, OpenMode::Read)?;
+                let mut h = super::io::open_version(io.as_ref(), path, self.version.as_deref())?;
                 let len = usize::try_from(self.frame_len).map_err(|_| Error::MemoryAlloc)?;
                 let mut buf = vec![0u8; len];
                 h.read_at(*offset, &mut buf)?;

@@ -34,18 +34,31 @@ fn is_chunk_file_name(name: &str) -> bool {
 
 /// Create the directory of a new sparse frame (removing the index and chunk files of a
 /// previous one: on an object store after the new index is stored, so the old frame stays
-/// readable until then) and an empty index file.
-pub(super) fn create_dir(dir: &Path, io: &dyn Io) -> Result<()> {
+/// readable until then) and an empty index file. Returns the first chunk file number the new
+/// frame may use: 0, or on an object store ([`Io::deferred_removal`]) one past the largest
+/// chunk file number found there, so no chunk object of the new frame overwrites one the
+/// older index names.
+pub(super) fn create_dir(dir: &Path, io: &dyn Io) -> Result<i64> {
+    let mut base = 0;
     if let Some(files) = io.prepare_dir(dir)? {
         for p in files {
             let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
-            if name.is_some_and(|n| n == INDEX_NAME || is_chunk_file_name(&n)) {
+            let Some(name) = name else { continue };
+            if is_chunk_file_name(&name) && io.deferred_removal() {
+                let n = i64::from_str_radix(&name[..8], 16).unwrap_or(0);
+                base = base.max(n + 1);
+            }
+            if name == INDEX_NAME || is_chunk_file_name(&name) {
                 io.remove_after_flush(&p)?;
             }
         }
     }
     drop(io.open(&index_path(dir), OpenMode::Create)?);
-    Ok(())
+    if base > u32::MAX as i64 / 2 {
+        // (numbers run out: back to 0, the older frame is then not kept whole meanwhile)
+        base = 0;
+    }
+    Ok(base)
 }
 
 /// The chunk stored in file number `n`.
@@ -115,12 +128,13 @@ impl Frame {
                 continue;
             }
             let c = self.get_chunk(i as i64)?;
-            let n = placed.len() as i64;
+            let n = f.next_file + placed.len() as i64;
             write_chunk(&dir, io.as_ref(), n, &c)?;
             f.cbytes += c.len() as i64;
             placed.insert(o, n);
             table.push(n);
         }
+        f.next_file += placed.len() as i64;
         f.offsets = Offsets::from_table(table);
         f.nbytes = self.nbytes;
         f.chunksize = self.chunksize;

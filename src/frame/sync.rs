@@ -262,6 +262,16 @@ impl Frame {
         }
     }
 
+    /// After a read failed: read the frame again if what is stored changed since this handle
+    /// read it (its header, or the version of a remote object); returns whether it did. No
+    /// more than that with locking (the lock already re-syncs) or in memory.
+    pub(crate) fn resync_replaced(&mut self) -> Result<bool> {
+        if self.lock.is_some() || matches!(self.storage, Storage::Memory(_)) {
+            return Ok(false);
+        }
+        self.sync_stored()
+    }
+
     /// [`Frame::sync`] without forgetting the back-end's cache.
     fn sync_stored(&mut self) -> Result<bool> {
         if self.lock.is_some() {
@@ -274,9 +284,11 @@ impl Frame {
         if !self.disk_changed()? {
             return Ok(false);
         }
-        let before = self.state_key();
+        let before = (self.state_key(), self.version.clone());
         self.reload()?;
-        Ok(self.state_key() != before)
+        // (another version of a remote object is a change even when its header and index
+        // hold the same numbers)
+        Ok((self.state_key(), self.version.clone()) != before)
     }
 
     /// What [`Frame::sync`] compares: counters, metalayers and the offsets.

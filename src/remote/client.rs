@@ -32,6 +32,9 @@ pub enum Fault {
     Denied(u16),
     /// 416: the range starts past the end (`Some(size)` when the server said the size).
     BadRange(Option<u64>),
+    /// 412, or a reply carrying another ETag than the one asked for: the object was replaced
+    /// since its ETag was recorded (`Some`: the ETag the reply carried).
+    Changed(Option<String>),
     /// Another status the request cannot go on with.
     Status(u16),
     /// The connection or the transfer failed (refused, reset, timed out, truncated body).
@@ -56,6 +59,8 @@ impl std::fmt::Display for Fault {
             Fault::NotFound => write!(f, "not found (404)"),
             Fault::Denied(s) => write!(f, "access denied ({})", s),
             Fault::BadRange(_) => write!(f, "range not satisfiable (416)"),
+            Fault::Changed(Some(e)) => write!(f, "the object changed (its ETag is now {})", e),
+            Fault::Changed(None) => write!(f, "the object changed (412 Precondition Failed)"),
             Fault::Status(s) => write!(f, "HTTP status {}", s),
             Fault::Network(m) => write!(f, "{}", m),
             Fault::Tls(m) => write!(f, "TLS: {}", m),
@@ -82,6 +87,8 @@ pub struct Ranged {
     pub data: Vec<u8>,
     /// The size of the whole object, when the server told it.
     pub total: Option<u64>,
+    /// The object's ETag, when the server sent one.
+    pub etag: Option<String>,
 }
 
 /// How many requests and bytes the client has made and received (all threads).
@@ -118,6 +125,8 @@ pub struct Client {
     s3: S3Config,
     requests: AtomicU64,
     bytes: AtomicU64,
+    /// Writes (PUT, POST, DELETE) still allowed: a test stops a writer after some uploads.
+    writes_left: AtomicU64,
 }
 
 fn env_num(name: &str, default: u64) -> u64 {
@@ -183,7 +192,16 @@ impl Client {
             s3,
             requests: AtomicU64::new(0),
             bytes: AtomicU64::new(0),
+            writes_left: AtomicU64::new(u64::MAX),
         }
+    }
+
+    /// Refuse every write request (PUT, POST, DELETE) after the next `n` (`None`: no limit),
+    /// as if the writer stopped there: how the tests stop a writer after each upload.
+    #[doc(hidden)]
+    pub fn limit_writes(&self, n: Option<u64>) {
+        self.writes_left
+            .store(n.unwrap_or(u64::MAX), Ordering::Relaxed);
     }
 
     /// Requests and bytes so far.
@@ -214,7 +232,40 @@ impl Client {
     /// # Ok::<(), b2rs::Error>(())
     /// ```
     pub fn get_range(&self, target: &Target, start: u64, end: u64) -> Result<Ranged, Fault> {
-        self.retry(target, || self.get_once(target, start, end))
+        self.get_range_of(target, start, end, None)
+    }
+
+    /// [`Client::get_range`] of the version `etag` of the object (`None`: any version): a
+    /// strong ETag is sent as `If-Match`, and a reply with another ETag (a server that ignores
+    /// `If-Match`) or a 412 is [`Fault::Changed`].
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use b2rs::remote::{Client, Fault, Target};
+    ///
+    /// let client = Client::from_env();
+    /// let t = Target::parse("https://example.org/data/temps.b2frame")?;
+    /// let head = client.get_range(&t, 0, 64).map_err(|_| b2rs::Error::FileRead)?;
+    /// match client.get_range_of(&t, 64, 128, head.etag.as_deref()) {
+    ///     Ok(r) => println!("{} more bytes of the same version", r.data.len()),
+    ///     Err(Fault::Changed(_)) => println!("replaced in between"),
+    ///     Err(e) => println!("{e}"),
+    /// }
+    /// # Ok::<(), b2rs::Error>(())
+    /// ```
+    pub fn get_range_of(
+        &self,
+        target: &Target,
+        start: u64,
+        end: u64,
+        etag: Option<&str>,
+    ) -> Result<Ranged, Fault> {
+        let r = self.retry(target, || self.get_once(target, start, end, etag))?;
+        match (etag, &r.etag) {
+            (Some(want), Some(got)) if want != got => Err(Fault::Changed(Some(got.clone()))),
+            _ => Ok(r),
+        }
     }
 
     fn retry<T>(
@@ -242,10 +293,21 @@ impl Client {
         }
     }
 
-    fn get_once(&self, target: &Target, start: u64, end: u64) -> Result<Ranged, Fault> {
+    fn get_once(
+        &self,
+        target: &Target,
+        start: u64,
+        end: u64,
+        etag: Option<&str>,
+    ) -> Result<Ranged, Fault> {
         debug_assert!(end > start);
         let range = format!("bytes={}-{}", start, end - 1);
-        let (url, headers) = self.prepare("GET", target, &[("range", &range)], &[]);
+        let mut extra = vec![("range", range.as_str())];
+        // a weak ETag never matches in If-Match (strong comparison): compared on the reply
+        if let Some(e) = etag.filter(|e| !e.starts_with("W/")) {
+            extra.push(("if-match", e));
+        }
+        let (url, headers) = self.prepare("GET", target, &extra, &[]);
         let mut req = self.agent.get(&url);
         for (k, v) in &headers {
             req = req.header(k.as_str(), v.as_str());
@@ -259,6 +321,7 @@ impl Client {
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_string)
         };
+        let etag = header("etag");
         let want = end - start;
         match status {
             206 => {
@@ -282,7 +345,7 @@ impl Client {
                         expect
                     )));
                 }
-                Ok(Ranged { data, total })
+                Ok(Ranged { data, total, etag })
             }
             200 => {
                 // the server ignores Range: skip to `start` and take what is asked
@@ -304,8 +367,9 @@ impl Client {
                         return Err(Fault::Network("truncated reply".into()));
                     }
                 }
-                Ok(Ranged { data, total })
+                Ok(Ranged { data, total, etag })
             }
+            412 => Err(Fault::Changed(None)),
             416 => Err(Fault::BadRange(
                 header("content-range")
                     .as_deref()
@@ -506,6 +570,18 @@ impl Client {
         body: &[u8],
     ) -> Result<(Vec<u8>, Option<String>), Fault> {
         let (url, headers) = self.prepare(method, target, &[], query);
+        if method != "GET" {
+            let allowed =
+                self.writes_left
+                    .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| match n {
+                        u64::MAX => Some(n),
+                        0 => None,
+                        n => Some(n - 1),
+                    });
+            if allowed.is_err() {
+                return Err(Fault::Network("stopped: no more writes allowed".into()));
+            }
+        }
         self.requests.fetch_add(1, Ordering::Relaxed);
         let mut resp = match method {
             "DELETE" => {

@@ -161,19 +161,20 @@ impl RemoteIo {
         if create {
             return self.staging().add(url);
         }
-        let size = self.probe(t)?;
-        if size.is_none() && !may_be_new {
+        let found = self.probe(t)?;
+        if found.is_none() && !may_be_new {
             crate::trace_error!("{}: no such object (404)", url);
             return Err(Error::FileOpen);
         }
         let local = self.staging().add(url)?;
         let mut h = LOCAL.open(&local, OpenMode::Create)?;
-        let size = size.unwrap_or(0);
+        let (size, etag) = found.unwrap_or((0, None));
         let mut at = 0;
         while at < size {
             let end = (at + PART).min(size);
             let mut buf = vec![0u8; (end - at) as usize];
-            self.read(t, url, size, at, &mut buf)?;
+            // every part of the one version
+            self.read(t, url, (size, etag.as_deref()), at, &mut buf)?;
             h.write_at(at, &buf)?;
             at = end;
         }
@@ -204,18 +205,22 @@ impl RemoteIo {
         r.map_err(|f| failed(url, "uploading", &f, Error::FileWrite))
     }
 
-    /// The size of the object (`None`: no such object), fetching its first block on first use.
-    fn probe(&self, t: &Target) -> Result<Option<u64>> {
+    /// The size and ETag of the object (`None`: no such object), fetching its first block on
+    /// first use.
+    fn probe(&self, t: &Target) -> Result<Option<(u64, Option<String>)>> {
         let url = t.url();
         if let Some(s) = self.cache().size(&url) {
             return Ok(Some(s));
         }
         let r = match self.client.get_range(t, 0, BLOCK) {
             Ok(r) => r,
-            Err(Fault::NotFound) => return Ok(None),
+            Err(Fault::NotFound) => {
+                self.forget_index_of(&url);
+                return Ok(None);
+            }
             Err(Fault::BadRange(Some(0)) | Fault::BadRange(None)) => {
-                self.cache().set_size(&url, 0);
-                return Ok(Some(0));
+                self.cache().set_size(&url, 0, None);
+                return Ok(Some((0, None)));
             }
             Err(f @ Fault::Denied(_)) => return Err(failed(&url, "opening", &f, Error::FileOpen)),
             Err(f) => return Err(failed(&url, "opening", &f, Error::FileRead)),
@@ -233,14 +238,45 @@ impl RemoteIo {
             return Err(Error::FileRead);
         }
         let mut c = self.cache();
-        c.set_size(&url, size);
-        c.insert(&url, 0, r.data.into());
-        Ok(Some(size))
+        c.set_size(&url, size, r.etag.clone());
+        c.insert(&url, 0, r.data.into(), r.etag.as_deref());
+        Ok(Some((size, r.etag)))
     }
 
-    /// Bytes `start..end` of `t` (all inside the object).
-    fn fetch(&self, t: &Target, url: &str, start: u64, end: u64) -> Result<Vec<u8>> {
-        let r = self.client.get_range(t, start, end).map_err(|f| {
+    /// A chunk object of a sparse frame was found replaced or gone: forget what is known of
+    /// the frame's index too, so the frame's next look at its index reads the stored one (and
+    /// re-reads the frame if it changed).
+    fn forget_index_of(&self, url: &str) {
+        if let Some((dir, name)) = url.rsplit_once('/') {
+            if name.ends_with(".chunk") {
+                self.cache()
+                    .forget(&format!("{}/{}", dir, crate::frame::INDEX_NAME));
+            }
+        }
+    }
+
+    /// Bytes `start..end` of the version `etag` of `t` (all inside the object). A reply of
+    /// another version forgets what is known of the object (and of its sparse frame's index)
+    /// and fails: nothing of two versions is put together.
+    fn fetch(
+        &self,
+        t: &Target,
+        url: &str,
+        etag: Option<&str>,
+        start: u64,
+        end: u64,
+    ) -> Result<Vec<u8>> {
+        let r = self.client.get_range_of(t, start, end, etag).map_err(|f| {
+            if let Fault::Changed(_) = f {
+                self.cache().forget_version(url, etag);
+                self.forget_index_of(url);
+                crate::trace_error!(
+                    "{}: the object was replaced since it was opened (ETag {}): read it again \
+                     (blosc2_schunk_refresh, or open it again)",
+                    url,
+                    etag.unwrap_or("-")
+                );
+            }
             failed(
                 url,
                 &format!("reading bytes {}..{}", start, end),
@@ -261,7 +297,16 @@ impl RemoteIo {
         Ok(r.data)
     }
 
-    fn read(&self, t: &Target, url: &str, size: u64, pos: u64, buf: &mut [u8]) -> Result<()> {
+    /// Read `buf` at `pos` of the object `t` of (size, ETag) `version`.
+    fn read(
+        &self,
+        t: &Target,
+        url: &str,
+        version: (u64, Option<&str>),
+        pos: u64,
+        buf: &mut [u8],
+    ) -> Result<()> {
+        let (size, etag) = version;
         let len = buf.len() as u64;
         if pos.checked_add(len).is_none_or(|e| e > size) {
             crate::trace_error!(
@@ -277,7 +322,7 @@ impl RemoteIo {
         while done < len {
             let cur = pos + done;
             let b = cur / BLOCK;
-            let held = self.cache().block(url, b);
+            let held = self.cache().block(url, b, etag);
             if let Some(block) = held {
                 let at = (cur - b * BLOCK) as usize;
                 let n = (block.len().saturating_sub(at) as u64).min(len - done) as usize;
@@ -291,7 +336,7 @@ impl RemoteIo {
             }
             if len - done >= BLOCK {
                 // a large read (a chunk): straight into the caller's buffer, not cached
-                let data = self.fetch(t, url, cur, pos + len)?;
+                let data = self.fetch(t, url, etag, cur, pos + len)?;
                 buf[done as usize..].copy_from_slice(&data);
                 return Ok(());
             }
@@ -300,10 +345,10 @@ impl RemoteIo {
             let first = b * BLOCK;
             let end = ((pos + len).div_ceil(BLOCK) + 1) * BLOCK;
             let end = end.min(size);
-            let data = self.fetch(t, url, first, end)?;
+            let data = self.fetch(t, url, etag, first, end)?;
             let mut c = self.cache();
             for (i, piece) in data.chunks(BLOCK as usize).enumerate() {
-                c.insert(url, b + i as u64, piece.into());
+                c.insert(url, b + i as u64, piece.into(), etag);
             }
             drop(c);
             let at = (cur - first) as usize;
@@ -320,6 +365,8 @@ struct Handle<'a> {
     target: Target,
     url: String,
     size: u64,
+    /// The version read: every read of the handle is of it (`If-Match`).
+    etag: Option<String>,
 }
 
 fn read_only(url: &str) -> Error {
@@ -333,7 +380,12 @@ impl IoHandle for Handle<'_> {
     }
 
     fn read_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()> {
-        self.io.read(&self.target, &self.url, self.size, pos, buf)
+        let version = (self.size, self.etag.as_deref());
+        self.io.read(&self.target, &self.url, version, pos, buf)
+    }
+
+    fn version(&self) -> Option<String> {
+        self.etag.clone()
     }
 
     fn write_at(&mut self, _pos: u64, _data: &[u8]) -> Result<()> {
@@ -353,11 +405,12 @@ impl Io for RemoteIo {
         match (mode, staged) {
             (OpenMode::Read, Some(local)) => LOCAL.open(&local, OpenMode::Read),
             (OpenMode::Read, None) => match self.probe(&target)? {
-                Some(size) => Ok(Box::new(Handle {
+                Some((size, etag)) => Ok(Box::new(Handle {
                     io: self,
                     target,
                     url,
                     size,
+                    etag,
                 })),
                 None => {
                     crate::trace_error!("{}: no such object (404)", url);
@@ -418,6 +471,10 @@ impl Io for RemoteIo {
             .map_err(|f| failed(&url, "deleting", &f, Error::FileRemove))
     }
 
+    fn deferred_removal(&self) -> bool {
+        true
+    }
+
     /// Deleted at the next flush, after the index that no longer names it is uploaded.
     fn remove_after_flush(&self, path: &Path) -> Result<()> {
         let target = target_of(path)?;
@@ -463,11 +520,13 @@ impl Io for RemoteIo {
         let target = target_of(path)?;
         let url = target.url();
         let found = self.probe(&target)?;
-        if let Some(size) = found {
+        if let Some((size, etag)) = &found {
             let magic = crate::frame::header::MAGIC;
             let mut head = vec![0u8; magic.len()];
-            if size >= magic.len() as u64
-                && self.read(&target, &url, size, 0, &mut head).is_ok()
+            if *size >= magic.len() as u64
+                && self
+                    .read(&target, &url, (*size, etag.as_deref()), 0, &mut head)
+                    .is_ok()
                 && head == magic
             {
                 return Ok(false);

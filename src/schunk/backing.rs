@@ -153,6 +153,33 @@ impl Schunk {
         }
     }
 
+    /// Run the read `op` holding the frame lock in shared mode; when it fails because the
+    /// stored frame was replaced meanwhile (a remote object of another version), the frame is
+    /// read again and `op` runs once more, on the new version only.
+    pub(super) fn locked_read<T>(
+        &mut self,
+        mut op: impl FnMut(&mut Schunk) -> Result<T>,
+    ) -> Result<T> {
+        self.lock(LockMode::Shared)?;
+        let mut r = op(self);
+        if r.is_err() {
+            if let Store::Frame(f) = &mut self.store {
+                match f.resync_replaced() {
+                    Ok(true) => {
+                        self.reloaded();
+                        r = op(self);
+                    }
+                    Ok(false) => {}
+                    Err(e) => r = Err(e),
+                }
+            }
+        }
+        let u = self.unlock();
+        let v = r?;
+        u?;
+        Ok(v)
+    }
+
     /// Run `op` holding the frame lock in `mode`.
     pub(super) fn locked<T>(
         &mut self,

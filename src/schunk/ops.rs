@@ -732,9 +732,7 @@ impl Schunk {
         if self.index(n).is_err() {
             return self.decompress_chunk_with_unlocked(dparams, n, dst, maskout);
         }
-        self.locked(LockMode::Shared, |s| {
-            s.decompress_chunk_with_unlocked(dparams, n, dst, maskout)
-        })
+        self.locked_read(|s| s.decompress_chunk_with_unlocked(dparams, n, dst, maskout))
     }
 }
 

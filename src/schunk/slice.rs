@@ -139,9 +139,7 @@ impl Schunk {
         stop: i64,
         dst: &mut [u8],
     ) -> Result<()> {
-        self.locked(LockMode::Shared, |s| {
-            s.get_slice_unlocked(dparams, start, stop, dst)
-        })
+        self.locked_read(|s| s.get_slice_unlocked(dparams, start, stop, dst))
     }
 
     fn get_slice_unlocked(

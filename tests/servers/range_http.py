@@ -2,10 +2,13 @@
 """A small HTTP server for the remote tests: serves the files below ROOT, honours single
 `Range: bytes=A-B` requests (206 + Content-Range), and logs every request.
 
-usage: range_http.py ROOT [--no-range] [--tls CERT KEY]
+usage: range_http.py ROOT [--no-range] [--no-etag] [--tls CERT KEY]
 
 Prints `PORT <n>` on its first line (it binds 127.0.0.1, port 0). Directories answer 404 (as
-S3 prefixes do). Special paths:
+S3 prefixes do). Every reply of a file carries a strong ETag (its inode, size and modification
+time: a file replaced, even by one of the same size, gets another) and a request whose
+`If-Match` names none of the file's ETags answers 412 Precondition Failed; `--no-etag`: no
+ETags, `If-Match` ignored (as plain servers). Special paths:
 
   GET  /__log      the requests so far, one JSON object per line (method, path, range,
                    status, bytes sent)
@@ -25,6 +28,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 ROOT = os.path.abspath(sys.argv[1])
 NO_RANGE = "--no-range" in sys.argv
+NO_ETAG = "--no-etag" in sys.argv
 LOCK = threading.Lock()
 LOG = []
 STATE = {"fail": 0, "delay": 0.0, "truncate": 0, "status": [0, 0]}
@@ -48,6 +52,7 @@ class Handler(BaseHTTPRequestHandler):
         with LOCK:
             LOG.append({"method": self.command, "path": self.path,
                         "range": self.headers.get("Range"), "status": status,
+                        "if_match": self.headers.get("If-Match"),
                         "bytes": nbytes})
 
     def reply(self, status, body=b"", headers=()):
@@ -100,9 +105,27 @@ class Handler(BaseHTTPRequestHandler):
         if not path.startswith(ROOT) or not os.path.isfile(path):
             self.record(404, 0)
             return self.reply(404, b"not found")
-        size = os.path.getsize(path)
+        try:
+            f = open(path, "rb")
+        except OSError:
+            self.record(404, 0)
+            return self.reply(404, b"not found")
+        with f:
+            return self.send_file(f)
+
+    def send_file(self, f):
+        st = os.fstat(f.fileno())
+        size = st.st_size
+        etag = '"%x-%x-%x"' % (st.st_ino, size, st.st_mtime_ns)
+        headers = [] if NO_ETAG else [("ETag", etag)]
+        cond = self.headers.get("If-Match")
+        if cond and not NO_ETAG:
+            tags = [t.strip() for t in cond.split(",")]
+            if "*" not in tags and etag not in tags:
+                self.record(412, 0)
+                return self.reply(412, b"precondition failed", headers)
         rng = self.headers.get("Range")
-        status, headers, (a, b) = 200, [], (0, size - 1)
+        status, (a, b) = 200, (0, size - 1)
         if rng and not NO_RANGE and rng.startswith("bytes="):
             a, _, b = rng[6:].partition("-")
             a = int(a)
@@ -111,10 +134,9 @@ class Handler(BaseHTTPRequestHandler):
                 self.record(416, 0)
                 return self.reply(416, b"", [("Content-Range", "bytes */%d" % size)])
             status = 206
-            headers = [("Content-Range", "bytes %d-%d/%d" % (a, b, size))]
-        with open(path, "rb") as f:
-            f.seek(a)
-            body = f.read(b - a + 1)
+            headers.append(("Content-Range", "bytes %d-%d/%d" % (a, b, size)))
+        f.seek(a)
+        body = f.read(b - a + 1)
         if take("truncate"):
             self.send_response(status)
             for k, v in headers:

@@ -42,6 +42,7 @@ pub mod params;
 pub mod registry;
 #[cfg(feature = "remote")]
 pub mod remote;
+pub mod salvage;
 pub mod schunk;
 
 #[cfg(feature = "capi")]

@@ -255,6 +255,39 @@ fn a_flipped_byte_is_reported() {
                 assert_eq!(got, ChunkCheck::Intact, "{kind:?}: chunk {n}");
             }
         }
+        drop(sc);
+        // salvage tells the damaged chunk by its checksum: zeroed, listed; the new frame
+        // records the checksums of its own chunks
+        let input = match kind {
+            Kind::File => scratch.path("c.b2frame"),
+            _ => scratch.path("s.b2frame"),
+        };
+        let out = scratch.path("salvaged.b2frame");
+        let report = b2rs::salvage::salvage(&input, &out, false).unwrap();
+        assert_eq!(report.recovered, [0, 1, 3], "{kind:?}: {report:?}");
+        assert_eq!(report.lost.len(), 1);
+        assert_eq!(report.lost[0].n, 2);
+        assert!(report.lost[0].reason.contains("checksum"), "{report:?}");
+        let mut sc = Schunk::from_frame(
+            Frame::open_path(&out, 0, Arc::new(StdIo)).unwrap(),
+            DParams::default(),
+        );
+        assert!(sc.has_checksums());
+        let mut buf = vec![0u8; ITEMS * 4];
+        for n in 0..4 {
+            assert_eq!(
+                sc.verify_chunk(n).unwrap(),
+                ChunkCheck::Intact,
+                "{kind:?}: {n}"
+            );
+            sc.decompress_chunk(n, &mut buf).unwrap();
+            let want = if n == 2 {
+                vec![0u8; ITEMS * 4]
+            } else {
+                data(n as u32)
+            };
+            assert!(buf == want, "{kind:?}: data of chunk {n}");
+        }
     }
 }
 

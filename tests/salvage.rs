@@ -283,7 +283,8 @@ fn chunks_of(f: &b2rs::frame::Frame) -> Vec<Option<Vec<u8>>> {
 
 #[test]
 fn salvage_gives_back_every_chunk_before_a_cut() {
-    use b2rs::frame::{salvage, Frame, StdIo};
+    use b2rs::frame::{Frame, StdIo};
+    use b2rs::salvage;
     use std::sync::Arc;
     let Some(rd) = ref_dir() else {
         panic!("{}", common::missing_ref_message());
@@ -360,7 +361,8 @@ fn salvage_gives_back_every_chunk_before_a_cut() {
 
 #[test]
 fn salvage_keeps_every_chunk_that_reads_intact() {
-    use b2rs::frame::{salvage, Frame, StdIo};
+    use b2rs::frame::{Frame, StdIo};
+    use b2rs::salvage;
     use std::sync::Arc;
     let Some(rd) = ref_dir() else {
         panic!("{}", common::missing_ref_message());
@@ -413,4 +415,50 @@ fn salvage_keeps_every_chunk_that_reads_intact() {
     }
     println!("{copies} flipped copies: {read_intact} chunks read intact, {salvaged_intact} salvaged intact");
     assert!(salvaged_intact >= read_intact);
+}
+
+/// Frames with b2rs's chunk checksums (the `b2rs_crc32c` vlmetalayer) read unchanged in
+/// C-Blosc2: every chunk of a contiguous frame file, by the C reader above.
+#[test]
+fn the_reference_reads_checksummed_frames() {
+    use b2rs::frame::{Frame, FrameParams, Location, StdIo};
+    use b2rs::schunk::Schunk;
+    use b2rs::{CParams, DParams};
+    use std::sync::Arc;
+    let Some(rd) = ref_dir() else {
+        panic!("{}", common::missing_ref_message());
+    };
+    let scratch = Scratch::new("salvage", "checksummed");
+    let mut lines = Vec::new();
+    for (k, codec) in [b2rs::codecs::LZ4, b2rs::codecs::ZSTD]
+        .into_iter()
+        .enumerate()
+    {
+        let path = scratch.path(&format!("crc{k}.b2frame"));
+        let cp = CParams {
+            compcode: codec,
+            typesize: 4,
+            ..CParams::default()
+        };
+        let loc = Location::File {
+            path: path.clone(),
+            offset: 0,
+        };
+        let f = Frame::create(loc, &FrameParams::from_cparams(&cp, 1), Arc::new(StdIo)).unwrap();
+        let mut sc = Schunk::with_frame(cp, DParams::default(), f);
+        sc.enable_checksums().unwrap();
+        for n in 0..5u32 {
+            let data: Vec<u8> = (0..10_000u32)
+                .flat_map(|i| (i * 7 + n * 3 % 11).to_le_bytes())
+                .collect();
+            sc.append_buffer(&data).unwrap();
+        }
+        sc.delete_chunk(1).unwrap();
+        drop(sc);
+        lines.push(format!("k{k} {} flip 0 0", path.display()));
+    }
+    let got = read_all(&scratch, &rd, Lib::Ref, &lines);
+    for k in 0..2 {
+        assert_eq!(got[&format!("k{k}")], Outcome::Opened("IIII".into()));
+    }
 }

@@ -135,6 +135,36 @@ fn verify_names_a_chunk_damaged_but_decodable() {
             v.stderr
         );
     }
+    // salvage: the damaged chunk zeroed and listed (exit 3), the new frame verifies; a cut
+    // file gives back the chunks before the cut
+    for (f, n) in [(&summed, 2), (&sparse, 3)] {
+        let out = s.path(&format!("salvaged-{n}.b2frame"));
+        let v = b2rs(&["salvage", "--json", p(f), p(&out)]);
+        assert_eq!(v.code, Some(3), "{}", v.describe());
+        let r: serde_json::Value = serde_json::from_str(&v.stdout).unwrap();
+        assert_eq!(r["recovered"], 5, "{}", v.stdout);
+        assert_eq!(r["lost"][0]["chunk"], n, "{}", v.stdout);
+        assert!(r["lost"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("checksum"));
+        let v = b2rs_ok(&["verify", "-q", p(&out)]);
+        assert!(v.stdout.contains("6 chunk checksums match"), "{}", v.stdout);
+    }
+    let good = s.path("good.b2frame");
+    b2rs_ok(&[&["compress"][..], &args, &[p(&raw), p(&good)]].concat());
+    let v = b2rs(&["salvage", p(&good), p(&s.path("same.b2frame"))]);
+    assert_eq!(v.code, Some(0), "{}", v.describe());
+    let bytes = std::fs::read(&good).unwrap();
+    let cut = s.path("cut.b2frame");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let v = b2rs(&["salvage", "--json", p(&cut), p(&s.path("from-cut.b2frame"))]);
+    assert_eq!(v.code, Some(3), "{}", v.describe());
+    let r: serde_json::Value = serde_json::from_str(&v.stdout).unwrap();
+    let got = r["recovered"].as_i64().unwrap();
+    assert!(got >= 2, "{}", v.stdout);
+    assert_eq!(r["chunks"], 6, "{}", v.stdout);
+    assert_eq!(r["lost"].as_array().unwrap().len() as i64, 6 - got);
     // Bloscpack keeps its own checksums
     let v = b2rs(&["compress", "--checksum", p(&raw), p(&s.path("x.blp"))]);
     assert_eq!(v.code, Some(2), "{}", v.describe());

@@ -23,7 +23,6 @@ pub mod index;
 pub mod io;
 pub mod lock;
 pub mod mmap;
-pub mod salvage;
 pub mod trailer;
 
 mod cframe;

@@ -6,7 +6,7 @@
 use crate::fail::{d, Res};
 use crate::json::{self, int, obj, s, Json};
 use crate::opts::Rescue;
-use b2rs::frame::salvage::{self, Recovery, Report};
+use b2rs::salvage::{self, Recovery, Report};
 
 pub(crate) fn salvage(t: &Rescue) -> Res<u8> {
     if t.output.exists() {

@@ -6,19 +6,31 @@
 //! give their length, so every chunk before a cut is found; the last one the walk finds is
 //! the offsets chunk when its entries name the chunks found, which then gives their order
 //! (and the special chunks, which have no bytes). A sparse frame's chunk files are read in
-//! their numbered order. Metalayers and vlmetalayers that still parse are kept. One chunk is
-//! held in memory at a time.
+//! their numbered order. Metalayers and vlmetalayers that still parse are kept. Where the
+//! frame records chunk checksums (`b2rs_crc32c`, see [`crate::schunk::ChunkChecksums`]), a
+//! chunk that still decodes but does not match its checksum is lost too, and the new frame
+//! records the checksums of its own chunks. One chunk is held in memory at a time.
 
-use super::header::{self, FixedHeader, HEADER_MINLEN};
-use super::{index, sframe, trailer, Frame, FrameParams, Location, Metalayer, StdIo};
 use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH};
 use crate::error::{Error, Result};
+use crate::frame::header::{self, FixedHeader, HEADER_MINLEN};
+use crate::frame::{index, trailer, Frame, FrameParams, Location, Metalayer, StdIo, INDEX_NAME};
 use crate::params::DParams;
+use crate::schunk::{chunk_checksum, ChunkCheck, ChunkChecksums, CHECKSUMS_VLMETA};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// How the chunks of a damaged frame were found.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::salvage::Recovery;
+///
+/// // a frame that opens gives its chunks through its own index
+/// assert_ne!(Recovery::Index, Recovery::Walk);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Recovery {
     /// The frame opened: its own index.
@@ -30,6 +42,25 @@ pub enum Recovery {
 }
 
 /// A chunk that could not be recovered.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::salvage::{LostChunk, Recovery, Report};
+///
+/// let r = Report {
+///     recovery: Recovery::WalkedIndex,
+///     nchunks: 3,
+///     recovered: vec![0, 2],
+///     lost: vec![LostChunk { n: 1, reason: "does not decode".into(), zeroed: true }],
+///     metalayers: vec!["b2nd".into()],
+///     vlmetalayers: vec![],
+///     damage: Some("Invalid value in header (-11)".into()),
+///     notes: vec![],
+/// };
+/// assert!(r.lost_anything());
+/// assert!(r.lost.iter().all(|l| l.zeroed));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LostChunk {
     /// Its number in the frame.
@@ -42,6 +73,25 @@ pub struct LostChunk {
 }
 
 /// What [`salvage`] recovered.
+///
+/// # Examples
+///
+/// ```
+/// use b2rs::salvage::{LostChunk, Recovery, Report};
+///
+/// let r = Report {
+///     recovery: Recovery::WalkedIndex,
+///     nchunks: 3,
+///     recovered: vec![0, 2],
+///     lost: vec![LostChunk { n: 1, reason: "does not decode".into(), zeroed: true }],
+///     metalayers: vec!["b2nd".into()],
+///     vlmetalayers: vec![],
+///     damage: Some("Invalid value in header (-11)".into()),
+///     notes: vec![],
+/// };
+/// assert!(r.lost_anything());
+/// assert!(r.lost.iter().all(|l| l.zeroed));
+/// ```
 #[derive(Clone, Debug)]
 pub struct Report {
     /// How the chunks were found.
@@ -64,6 +114,25 @@ pub struct Report {
 
 impl Report {
     /// Whether anything was lost: a chunk, a metalayer or a vlmetalayer.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::salvage::{LostChunk, Recovery, Report};
+    ///
+    /// let r = Report {
+    ///     recovery: Recovery::WalkedIndex,
+    ///     nchunks: 3,
+    ///     recovered: vec![0, 2],
+    ///     lost: vec![LostChunk { n: 1, reason: "does not decode".into(), zeroed: true }],
+    ///     metalayers: vec!["b2nd".into()],
+    ///     vlmetalayers: vec![],
+    ///     damage: Some("Invalid value in header (-11)".into()),
+    ///     notes: vec![],
+    /// };
+    /// assert!(r.lost_anything());
+    /// assert!(r.lost.iter().all(|l| l.zeroed));
+    /// ```
     pub fn lost_anything(&self) -> bool {
         !self.lost.is_empty() || !self.notes.is_empty()
     }
@@ -96,7 +165,8 @@ struct Found {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use b2rs::frame::{io::StdIo, salvage, Frame, FrameParams, Location};
+/// use b2rs::frame::{io::StdIo, Frame, FrameParams, Location};
+/// use b2rs::salvage;
 /// use b2rs::{chunk, CParams};
 ///
 /// let dir = std::env::temp_dir().join(format!("b2rs-doc-salvage-{}", std::process::id()));
@@ -441,7 +511,7 @@ fn walk_dir(input: &Path, why: Error) -> Result<(Found, Box<dyn Source>)> {
     let mut notes =
         vec!["the index does not open: the chunk files are in their numbered order".to_string()];
     let mut hbuf = vec![0u8; HEADER_MINLEN];
-    let ixpath = sframe::index_path(input);
+    let ixpath = input.join(INDEX_NAME);
     let fixed = std::fs::File::open(&ixpath)
         .ok()
         .and_then(|f| f.read_exact_at(&mut hbuf, 0).ok())
@@ -558,15 +628,34 @@ fn write(found: Found, src: &dyn Source, output: &Path, sparse: bool) -> Result<
     // what the chunks hold, and each chunk's own header says its size
     let mut seen: Option<usize> = None;
     let mut last = 0usize;
+    // the chunk checksums b2rs records (b2rs_crc32c), which tell a chunk damaged inside its
+    // compressed bytes (it still decodes) from an intact one, when the index gives the order
+    let sums = found
+        .vlmetalayers
+        .iter()
+        .find(|m| m.name == CHECKSUMS_VLMETA)
+        .and_then(|m| ChunkChecksums::from_vlmetalayer(&m.content).ok());
+    let by_index = found.recovery != Recovery::Walk;
+    let mut crcs = Vec::new();
     for n in 0..count {
         let got = if n < src.nchunks() {
-            src.chunk(n).and_then(|c| check(&c).map(|nb| (c, nb)))
+            src.chunk(n).and_then(|c| {
+                if let (Some(s), true) = (&sums, by_index) {
+                    if let ChunkCheck::Damaged { recorded, actual } = s.check(n as usize, &c) {
+                        return Err(format!(
+                            "does not match its checksum (recorded {recorded:#010x}, actual {actual:#010x})"
+                        ));
+                    }
+                }
+                check(&c).map(|nb| (c, nb))
+            })
         } else {
             Err("past the end of what the file holds".into())
         };
         match got {
             Ok((c, nb)) => {
                 out.append_chunk(&c)?;
+                crcs.push(chunk_checksum(&c));
                 recovered.push(n);
                 out_n += 1;
                 last = nb;
@@ -593,6 +682,7 @@ fn write(found: Found, src: &dyn Source, output: &Path, sparse: bool) -> Result<
                         let z = special(Special::Zero, s, found.params.typesize)
                             .map_err(|_| Error::Data)?;
                         out.append_chunk(&z)?;
+                        crcs.push(chunk_checksum(&z));
                         out_n += 1;
                         true
                     }
@@ -604,6 +694,20 @@ fn write(found: Found, src: &dyn Source, output: &Path, sparse: bool) -> Result<
     }
     let mut vlmetalayers = Vec::new();
     for m in &found.vlmetalayers {
+        if m.name == CHECKSUMS_VLMETA && sums.is_some() {
+            // recorded again for the new frame's chunks (lost ones: their zero chunks)
+            let content = ChunkChecksums::from_crcs(std::mem::take(&mut crcs)).encode();
+            let p = crate::CParams {
+                clevel: 0,
+                typesize: 1,
+                ..crate::CParams::default()
+            };
+            let mut c = vec![0u8; content.len() + crate::chunk::header::MAX_OVERHEAD];
+            let len = crate::chunk::compress(&p, &content, &mut c)?;
+            out.set_vlmetalayer(&m.name, &c[..len])?;
+            vlmetalayers.push(m.name.clone());
+            continue;
+        }
         let ok = check(&m.content).is_ok() && out.set_vlmetalayer(&m.name, &m.content).is_ok();
         if ok {
             vlmetalayers.push(m.name.clone());

@@ -424,8 +424,8 @@ impl Schunk {
     }
 
     /// Record a CRC-32C of every chunk as it is now in the [`CHECKSUMS_VLMETA`] vlmetalayer,
-    /// kept current by every later change of the chunks (see the [module
-    /// documentation](self) for what is covered). Returns `false` (and changes nothing) when the
+    /// kept current by every later change of the chunks (see [`chunk_checksum`] for
+    /// what is covered). Returns `false` (and changes nothing) when the
     /// checksums were already recorded; delete the vlmetalayer first to record them anew.
     ///
     /// # Examples

@@ -102,15 +102,33 @@ pub(crate) struct CChunk {
     len: usize,
     nbytes: i32,
     copy: bool,
+    /// A copy taken before the call (see [`CChunk::own`]).
+    owned: Option<Vec<u8>>,
+}
+
+impl CChunk {
+    /// Copy the bytes now: a chunk lent from the super-chunk's own in-memory frame
+    /// (`blosc2_schunk_get_chunk`) lies in memory the change itself may move or free.
+    fn own(mut self) -> CChunk {
+        self.owned = Some(self.bytes().to_vec());
+        self.copy = true;
+        self
+    }
 }
 
 impl IntoChunk for CChunk {
     fn bytes(&self) -> &[u8] {
+        if let Some(v) = &self.owned {
+            return v;
+        }
         // SAFETY: `read_chunk` checked the header; the caller guarantees `cbytes` bytes.
         unsafe { core::slice::from_raw_parts(self.ptr, self.len) }
     }
 
     fn into_stored(self) -> Box<dyn ChunkBytes> {
+        if let Some(v) = self.owned {
+            return Box::new(v);
+        }
         if self.copy {
             return Box::new(self.bytes().to_vec());
         }
@@ -147,6 +165,7 @@ pub(super) unsafe fn read_chunk(chunk: *mut u8, copy: bool) -> Result<CChunk, Er
         len: h.cbytes as usize,
         nbytes: h.nbytes,
         copy,
+        owned: None,
     })
 }
 
@@ -165,9 +184,10 @@ pub unsafe extern "C" fn blosc2_schunk_append_chunk(
         let Some(h) = (unsafe { handle(schunk) }) else {
             return Error::NullPointer.code() as i64;
         };
-        let copy = copy || h.lent(chunk);
+        let lent = h.lent(chunk);
         // SAFETY: the caller guarantees the chunk.
-        let c = match unsafe { read_chunk(chunk, copy) } {
+        let c = match unsafe { read_chunk(chunk, copy || lent) } {
+            Ok(c) if lent => c.own(),
             Ok(c) => c,
             Err(e) => return e.code() as i64,
         };
@@ -198,9 +218,10 @@ pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
         let Some(h) = (unsafe { handle(schunk) }) else {
             return Error::NullPointer.code() as i64;
         };
-        let copy = copy || h.lent(chunk);
+        let lent = h.lent(chunk);
         // SAFETY: the caller guarantees the chunk.
-        let c = match unsafe { read_chunk(chunk, copy) } {
+        let c = match unsafe { read_chunk(chunk, copy || lent) } {
+            Ok(c) if lent => c.own(),
             Ok(c) => c,
             Err(e) => return e.code() as i64,
         };
@@ -240,7 +261,9 @@ pub unsafe extern "C" fn blosc2_schunk_update_chunk(
             .and_then(|i| h.core.stored_chunk(i))
             .is_some_and(|b| b.as_ptr() == chunk);
         // SAFETY: the caller guarantees the chunk.
-        let c = match unsafe { read_chunk(chunk, copy || already_ours || h.lent(chunk)) } {
+        let lent = h.lent(chunk);
+        let c = match unsafe { read_chunk(chunk, copy || already_ours || lent) } {
+            Ok(c) if lent => c.own(),
             Ok(c) => c,
             Err(e) => return e.code() as i64,
         };

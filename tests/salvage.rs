@@ -274,7 +274,7 @@ fn chunks_of(f: &b2rs::frame::Frame) -> Vec<Option<Vec<u8>>> {
         .map(|n| {
             let c = f.get_chunk(n).ok()?;
             let (nb, _, _) = b2rs::chunk::header::Header::sizes(&c).ok()?;
-            let mut out = vec![0u8; nb as usize];
+            let mut out = vec![0u8; usize::try_from(nb).ok()?];
             b2rs::chunk::decompress(&b2rs::DParams::default(), &c, &mut out, None).ok()?;
             Some(out)
         })

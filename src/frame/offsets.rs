@@ -79,6 +79,13 @@ fn check(i: usize, o: i64, max_offset: i64) -> Result<i64> {
     Ok(o)
 }
 
+/// Whether no two entries name the same stored chunk (as in every index C-Blosc2 writes).
+fn distinct_stored(table: &[i64]) -> bool {
+    let mut v: Vec<i64> = table.iter().copied().filter(|&o| o >= 0).collect();
+    v.sort_unstable();
+    v.windows(2).all(|w| w[0] != w[1])
+}
+
 /// The `len` offsets of the offsets chunk `coff`, each checked against `max_offset`.
 fn decode_checked(coff: &[u8], len: usize, max_offset: i64) -> Result<Vec<i64>> {
     let table = index::decode(coff, len as i64)?;
@@ -115,11 +122,17 @@ impl Offsets {
         let len = index::check_count(coff.bytes(), nchunks)?;
         let bytes = len * OFFSET_SIZE;
         if bytes <= EAGER_BYTES && !coff.is_fetched() {
-            return Ok(Offsets::from_table(decode_checked(
-                coff.bytes(),
-                len,
-                max_offset,
-            )?));
+            let table = index::decode(coff.bytes(), len as i64)?;
+            // One entry out of the chunks section (a damaged entry) fails its chunk when read
+            // (`Frame::stored_span`, a sparse frame's chunk file); more mean a damaged offsets
+            // chunk that still decodes to garbage, which might name other chunks: refused, as
+            // C-Blosc2 refuses any
+            let bad = table.iter().filter(|&&o| o > max_offset).count();
+            if bad > 1 || (bad == 1 && !distinct_stored(&table)) {
+                crate::trace_error!("{} of the {} chunk offsets are out of bounds", bad, len);
+                return Err(Error::InvalidHeader);
+            }
+            return Ok(Offsets::from_table(table));
         }
         let offsets = Offsets {
             repr: Repr::Stored(Stored {
@@ -129,7 +142,8 @@ impl Offsets {
                 state: Mutex::new(State { coff, last: None }),
             }),
         };
-        offsets.get(0)?;
+        // (an out-of-range first entry fails chunk 0 only, when read)
+        offsets.raw(0)?;
         Ok(offsets)
     }
 
@@ -146,8 +160,18 @@ impl Offsets {
         self.len() == 0
     }
 
-    /// The offset of chunk `i` (`i < len()`).
+    /// The offset of chunk `i` (`i < len()`), checked against the largest valid stored offset
+    /// when the index is still stored (a decoded table is checked where chunks are read).
     pub(super) fn get(&self, i: usize) -> Result<i64> {
+        let o = self.raw(i)?;
+        match &self.repr {
+            Repr::Table(_) => Ok(o),
+            Repr::Stored(s) => check(i, o, s.max_offset),
+        }
+    }
+
+    /// The entry of chunk `i` as stored (`i < len()`).
+    fn raw(&self, i: usize) -> Result<i64> {
         match &self.repr {
             Repr::Table(t) => t.get(i).copied().ok_or(Error::InvalidParam),
             Repr::Stored(s) => {
@@ -157,7 +181,7 @@ impl Offsets {
                 let mut st = s.state.lock().unwrap_or_else(|e| e.into_inner());
                 if let Some((first, piece)) = st.last.as_ref() {
                     if let Some(&o) = i.checked_sub(*first).and_then(|k| piece.get(k)) {
-                        return check(i, o, s.max_offset);
+                        return Ok(o);
                     }
                 }
                 let per_piece = s.piece / OFFSET_SIZE;
@@ -168,7 +192,7 @@ impl Offsets {
                 st.decode(first * OFFSET_SIZE, &mut buf, &mut piece)?;
                 let o = piece[i - first];
                 st.last = Some((first, piece));
-                check(i, o, s.max_offset)
+                Ok(o)
             }
         }
     }
@@ -252,8 +276,14 @@ mod tests {
         let o = Offsets::from_chunk(c.clone(), 3, 200).unwrap();
         assert!(matches!(o.repr, Repr::Table(_)));
         assert_eq!(o.to_vec().unwrap(), [0, 100, 200]);
+        // one entry out of the chunks section fails its chunk only (Frame::stored_span); two
+        // or more refuse the index
         assert_eq!(
-            Offsets::from_chunk(c.clone(), 3, 199).err(),
+            Offsets::from_chunk(c.clone(), 3, 199).unwrap().get(2),
+            Ok(200)
+        );
+        assert_eq!(
+            Offsets::from_chunk(c.clone(), 3, 99).err(),
             Some(Error::InvalidHeader)
         );
         assert_eq!(

@@ -143,6 +143,8 @@ fn verify_names_a_chunk_damaged_but_decodable() {
         assert_eq!(v.code, Some(3), "{}", v.describe());
         let r: serde_json::Value = serde_json::from_str(&v.stdout).unwrap();
         assert_eq!(r["recovered"], 5, "{}", v.stdout);
+        let want = if n == 2 { "0-1, 3-5" } else { "0-2, 4-5" };
+        assert_eq!(r["recovered chunks"], want, "{}", v.stdout);
         assert_eq!(r["lost"][0]["chunk"], n, "{}", v.stdout);
         assert!(r["lost"][0]["reason"]
             .as_str()

@@ -56,6 +56,7 @@ fn report(t: &Rescue, r: &Report) -> Json {
         ("chunks found through".into(), s(how)),
         ("chunks".into(), int(r.nchunks)),
         ("recovered".into(), int(r.recovered.len() as i64)),
+        ("recovered chunks".into(), s(ranges(&r.recovered))),
         ("lost".into(), Json::Array(lost)),
         ("metalayers".into(), names(&r.metalayers)),
         ("vlmetalayers".into(), names(&r.vlmetalayers)),
@@ -64,4 +65,23 @@ fn report(t: &Rescue, r: &Report) -> Json {
             Json::Array(r.notes.iter().map(|n| s(n.clone())).collect()),
         ),
     ])
+}
+
+/// Chunk numbers as ranges: `0-3, 5, 7-9`.
+fn ranges(v: &[i64]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i;
+        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
+            j += 1;
+        }
+        out.push(if i == j {
+            v[i].to_string()
+        } else {
+            format!("{}-{}", v[i], v[j])
+        });
+        i = j + 1;
+    }
+    out.join(", ")
 }

@@ -696,15 +696,8 @@ fn write(found: Found, src: &dyn Source, output: &Path, sparse: bool) -> Result<
     for m in &found.vlmetalayers {
         if m.name == CHECKSUMS_VLMETA && sums.is_some() {
             // recorded again for the new frame's chunks (lost ones: their zero chunks)
-            let content = ChunkChecksums::from_crcs(std::mem::take(&mut crcs)).encode();
-            let p = crate::CParams {
-                clevel: 0,
-                typesize: 1,
-                ..crate::CParams::default()
-            };
-            let mut c = vec![0u8; content.len() + crate::chunk::header::MAX_OVERHEAD];
-            let len = crate::chunk::compress(&p, &content, &mut c)?;
-            out.set_vlmetalayer(&m.name, &c[..len])?;
+            let c = ChunkChecksums::from_crcs(std::mem::take(&mut crcs)).to_vlmetalayer()?;
+            out.set_vlmetalayer(&m.name, &c)?;
             vlmetalayers.push(m.name.clone());
             continue;
         }

@@ -253,6 +253,22 @@ impl ChunkChecksums {
         }
         ChunkChecksums::decode(&out)
     }
+
+    /// The vlmetalayer's stored chunk for these checksums (the content of
+    /// [`ChunkChecksums::encode`], stored uncompressed), for a frame written chunk by chunk.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use b2rs::schunk::ChunkChecksums;
+    ///
+    /// let sums = ChunkChecksums::from_crcs(vec![7, 8, 9]);
+    /// let stored = sums.to_vlmetalayer().unwrap();
+    /// assert_eq!(ChunkChecksums::from_vlmetalayer(&stored).unwrap(), sums);
+    /// ```
+    pub fn to_vlmetalayer(&self) -> Result<Vec<u8>> {
+        super::compress_chunk(&layer_cparams(), -1, &self.encode())
+    }
 }
 
 /// Parse `{"version": 1, "crc32c": bin}` (keys in any order).
@@ -581,7 +597,7 @@ impl Schunk {
             }
         };
         apply(&mut sums.crcs, self.nchunks() as usize, &change);
-        let chunk = match super::compress_chunk(&layer_cparams(), -1, &sums.encode()) {
+        let chunk = match sums.to_vlmetalayer() {
             Ok(c) => c,
             Err(e) => {
                 crate::trace_error!("Chunk checksums not kept current: {}", e);

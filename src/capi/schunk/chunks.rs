@@ -186,7 +186,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_chunk(
         };
         let lent = h.lent(chunk);
         // SAFETY: the caller guarantees the chunk.
-        let c = match unsafe { read_chunk(chunk, copy || lent) } {
+        let c = match unsafe { read_chunk(chunk, copy) } {
             Ok(c) if lent => c.own(),
             Ok(c) => c,
             Err(e) => return e.code() as i64,
@@ -220,7 +220,7 @@ pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
         };
         let lent = h.lent(chunk);
         // SAFETY: the caller guarantees the chunk.
-        let c = match unsafe { read_chunk(chunk, copy || lent) } {
+        let c = match unsafe { read_chunk(chunk, copy) } {
             Ok(c) if lent => c.own(),
             Ok(c) => c,
             Err(e) => return e.code() as i64,
@@ -262,7 +262,7 @@ pub unsafe extern "C" fn blosc2_schunk_update_chunk(
             .is_some_and(|b| b.as_ptr() == chunk);
         // SAFETY: the caller guarantees the chunk.
         let lent = h.lent(chunk);
-        let c = match unsafe { read_chunk(chunk, copy || already_ours || lent) } {
+        let c = match unsafe { read_chunk(chunk, copy || already_ours) } {
             Ok(c) if lent => c.own(),
             Ok(c) => c,
             Err(e) => return e.code() as i64,

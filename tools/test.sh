@@ -80,7 +80,23 @@ fi
 hash -r
 
 # --- 2. build
-if ! step build cargo build --release; then
+# The library the tests load (target/release/libb2rs.so) must be the one every later cargo
+# command of this run finds fresh: the CMake consumer test runs `cargo build -p b2rs --lib` on
+# the same target dir, and a different feature resolution there relinked the library while other
+# tests were loading it (CI stop 47). Build the tests here, then check that command is a no-op.
+build_all() {
+    cargo build --release || return 1
+    cargo test --release --workspace --no-run || return 1
+    local out
+    out=$(cargo build --release -p b2rs --lib 2>&1) || { echo "$out"; return 1; }
+    if grep -q "Compiling b2rs" <<<"$out"; then
+        echo "$out"
+        echo "build: 'cargo build --release -p b2rs --lib' rebuilt the library after the workspace" \
+             "build (features resolve differently; see the syn build-dependency in Cargo.toml)" >&2
+        return 1
+    fi
+}
+if ! step build build_all; then
     summary
     echo "tools/test.sh: the release build failed" >&2
     exit 1

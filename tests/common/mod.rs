@@ -384,9 +384,14 @@ pub fn ours_is_ref() -> bool {
 }
 
 /// (include dir, lib dir, -l name) for a build variant.  For ours, `link_dir`
-/// receives symlinks `libb2rs.so` and `<SONAME>` to the library of this cargo
-/// run, so that `-lb2rs` finds it and the SONAME the program records (e.g.
-/// `libb2rs.so.0`) resolves at run time through the rpath.
+/// receives `libb2rs.so`, a hard link to (or a copy of) the library of this cargo
+/// run, and a symlink `<SONAME>` to it, so that `-lb2rs` finds it and the SONAME the
+/// program records (e.g. `libb2rs.so.0`) resolves at run time through the rpath.
+///
+/// A hard link, not a symlink to `target/<profile>/libb2rs.so`: a concurrent
+/// `cargo build` (the CMake consumer test runs one on the same target dir) removes
+/// and re-creates that file even when nothing is rebuilt, and a program started in
+/// that moment did not find its library (CI stop 47).
 pub fn link_triple(
     lib: Lib,
     ref_dir: &Path,
@@ -398,30 +403,74 @@ pub fn link_triple(
         }
         return Ok((ref_include(ref_dir), ref_libdir(ref_dir), "blosc2".into()));
     }
-    let real = absolute(&ours_libdir().join("libb2rs.so"));
-    if !real.is_file() {
-        return Err(format!(
-            "{} does not exist: build the library first (cargo build / cargo test builds it)",
-            real.display()
-        ));
-    }
     std::fs::create_dir_all(link_dir).map_err(|e| format!("{}: {e}", link_dir.display()))?;
-    let mut names = vec!["libb2rs.so".to_string()];
-    if let Some(so) = soname_of(&real) {
-        if !so.contains('/') && !names.contains(&so) {
-            names.push(so);
+    let local = link_dir.join("libb2rs.so");
+    pin_library(&local)?;
+    if let Some(so) = soname_of(&local) {
+        if !so.contains('/') && so != "libb2rs.so" {
+            let l = link_dir.join(&so);
+            let _ = std::fs::remove_file(&l);
+            std::os::unix::fs::symlink("libb2rs.so", &l)
+                .map_err(|e| format!("{}: {e}", l.display()))?;
         }
-    }
-    for n in names {
-        let l = link_dir.join(&n);
-        let _ = std::fs::remove_file(&l);
-        std::os::unix::fs::symlink(&real, &l).map_err(|e| format!("{}: {e}", l.display()))?;
     }
     Ok((
         ours_include(Some(ref_dir)),
         absolute(link_dir),
         "b2rs".into(),
     ))
+}
+
+/// Make `local` a hard link to (a copy of, across file systems) this run's
+/// `libb2rs.so`.  The `deps/` file is preferred when it is the same build: cargo
+/// never removes it for a fresh build, while it re-links `target/<profile>/libb2rs.so`.
+/// A few retries cover the moment the top-level file is missing.
+fn pin_library(local: &Path) -> Result<(), String> {
+    let mut last = String::new();
+    for attempt in 0..50 {
+        if attempt > 0 {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let dir = ours_libdir();
+        let mut sources = vec![dir.join("libb2rs.so")];
+        if dir.file_name().is_some_and(|n| n != "deps") {
+            let deps = dir.join("deps/libb2rs.so");
+            let same = |a: &Path, b: &Path| {
+                use std::os::unix::fs::MetadataExt;
+                match (std::fs::metadata(a), std::fs::metadata(b)) {
+                    (Ok(x), Ok(y)) => x.ino() == y.ino() && x.dev() == y.dev(),
+                    _ => false,
+                }
+            };
+            if same(&deps, &sources[0]) || !sources[0].is_file() && deps.is_file() {
+                sources.insert(0, deps);
+            }
+        }
+        for src in sources {
+            let src = absolute(&src);
+            if !src.is_file() {
+                last = format!(
+                    "{} does not exist: build the library first (cargo build / cargo test builds it)",
+                    src.display()
+                );
+                continue;
+            }
+            let _ = std::fs::remove_file(local);
+            match std::fs::hard_link(&src, local) {
+                Ok(()) => return Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    last = format!("{}: {e}", src.display());
+                }
+                Err(_) => match std::fs::copy(&src, local) {
+                    Ok(_) => return Ok(()),
+                    Err(e) => {
+                        last = format!("copying {} to {}: {e}", src.display(), local.display())
+                    }
+                },
+            }
+        }
+    }
+    Err(last)
 }
 
 /// The DT_SONAME of a shared library (via `readelf -d`), if any.

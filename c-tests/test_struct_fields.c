@@ -294,6 +294,49 @@ static void test_typesize_field_sets_item_size(void) {
   blosc2_schunk_free(sc);
 }
 
+/* storage->dparams as held: what new was given, and after open/from_buffer what
+   blosc2_schunk_get_dparams gives (typesize 0); a dctx made from it still decodes */
+static void test_storage_dparams_after_open(void) {
+  const char *path = "test_struct_fields_dp.b2frame";
+  blosc2_schunk *sc = new_schunk(true, path, 1);
+  CHECK_EQ(sc->storage->dparams->typesize, 8);
+  fill(0);
+  CHECK_EQ(blosc2_schunk_append_buffer(sc, g_buf, N * 4), 1);
+  uint8_t *buf = NULL;
+  bool needs_free = false;
+  int64_t len = blosc2_schunk_to_buffer(sc, &buf, &needs_free);
+  CHECK_GT(len, 0);
+  blosc2_schunk_free(sc);
+  blosc2_schunk *o = blosc2_schunk_open(path);
+  CHECK(o != NULL);
+  if (o != NULL) {
+    CHECK_EQ(o->storage->dparams->typesize, 0);
+    CHECK(o->storage->dparams->schunk == (void *)o);
+    blosc2_dparams dp = *o->storage->dparams;
+    blosc2_context *dctx = blosc2_create_dctx(dp);
+    uint8_t *chunk = NULL;
+    bool nf = false;
+    int cb = blosc2_schunk_get_chunk(o, 0, &chunk, &nf);
+    CHECK_GT(cb, 0);
+    int32_t out[N];
+    CHECK_EQ(blosc2_decompress_ctx(dctx, chunk, cb, out, sizeof out), N * 4);
+    CHECK_EQ(out[N - 1], N - 1);
+    if (nf) free(chunk);
+    blosc2_free_ctx(dctx);
+    blosc2_schunk_free(o);
+  }
+  if (len > 0) {
+    blosc2_schunk *f = blosc2_schunk_from_buffer(buf, len, true);
+    CHECK(f != NULL);
+    if (f != NULL) {
+      CHECK_EQ(f->storage->dparams->typesize, 0);
+      blosc2_schunk_free(f);
+    }
+  }
+  if (needs_free) free(buf);
+  blosc2_remove_urlpath(path);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* b2nd arrays compress through sc->cctx and decompress through sc->dctx                      */
 
@@ -397,6 +440,7 @@ int main(void) {
   RUN(test_coding_fields_reach_the_frame);
   RUN(test_copy_takes_cctx);
   RUN(test_typesize_field_sets_item_size);
+  RUN(test_storage_dparams_after_open);
   RUN(test_b2nd_writes_through_cctx);
   RUN(test_b2nd_reads_through_dctx);
   RUN(test_refresh_view);

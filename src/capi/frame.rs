@@ -53,6 +53,9 @@ unsafe fn schunk_of_frame(
     let dp = blosc2_dparams {
         // the global number of threads, as for `cp`
         nthreads: super::global::blosc2_get_nthreads().max(1),
+        // C-Blosc2 takes an opened frame's storage dparams from `blosc2_schunk_get_dparams`
+        // (calloc'ed: typesize 0), not from BLOSC2_DPARAMS_DEFAULTS (8)
+        typesize: 0,
         ..BLOSC2_DPARAMS_DEFAULTS
     };
     let mut frame = Some(f);

@@ -337,6 +337,39 @@ static void test_storage_dparams_after_open(void) {
   blosc2_remove_urlpath(path);
 }
 
+/* to_buffer lends an in-memory frame only while storage says "contiguous, no urlpath": a
+   caller who writes contiguous = false gets a copy to free */
+static void test_to_buffer_reads_storage(void) {
+  blosc2_schunk *sc = new_schunk(true, NULL, 1);
+  fill(0);
+  CHECK_EQ(blosc2_schunk_append_buffer(sc, g_buf, N * 4), 1);
+  uint8_t *buf = NULL;
+  bool needs_free = true;
+  int64_t len = blosc2_schunk_to_buffer(sc, &buf, &needs_free);
+  CHECK_GT(len, 0);
+  CHECK(!needs_free);
+  sc->storage->contiguous = false;
+  uint8_t *copy = NULL;
+  bool copy_free = false;
+  int64_t clen = blosc2_schunk_to_buffer(sc, &copy, &copy_free);
+  CHECK_GT(clen, 0);
+  CHECK(copy_free);
+  CHECK(copy != buf);
+  if (clen > 0) {
+    blosc2_schunk *back = blosc2_schunk_from_buffer(copy, clen, true);
+    CHECK(back != NULL);
+    if (back != NULL) {
+      int32_t out[N];
+      CHECK_EQ(blosc2_schunk_decompress_chunk(back, 0, out, sizeof out), N * 4);
+      CHECK_EQ(out[N - 1], N - 1);
+      blosc2_schunk_free(back);
+    }
+  }
+  if (copy_free) free(copy);
+  sc->storage->contiguous = true;
+  blosc2_schunk_free(sc);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* b2nd arrays compress through sc->cctx and decompress through sc->dctx                      */
 
@@ -441,6 +474,7 @@ int main(void) {
   RUN(test_copy_takes_cctx);
   RUN(test_typesize_field_sets_item_size);
   RUN(test_storage_dparams_after_open);
+  RUN(test_to_buffer_reads_storage);
   RUN(test_b2nd_writes_through_cctx);
   RUN(test_b2nd_reads_through_dctx);
   RUN(test_refresh_view);

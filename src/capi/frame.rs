@@ -370,7 +370,7 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
         if cframe.is_null() || needs_free.is_null() {
             return Error::NullPointer.code() as i64;
         }
-        if h.core.frame().and_then(|f| f.as_bytes()).is_some() {
+        if h.storage_is_memory_frame() && h.core.frame().and_then(|f| f.as_bytes()).is_some() {
             // An in-memory frame lends its own bytes, as C-Blosc2's does; they are moved into
             // a `malloc`ed buffer first, so that a caller who calls
             // `blosc2_schunk_avoid_cframe_free(sc, true)` can `free()` them after

@@ -74,6 +74,16 @@ impl SchunkHandle {
         }
     }
 
+    /// Whether the caller's storage describes an in-memory contiguous frame (`contiguous`
+    /// set, no `urlpath`): C-Blosc2's to_buffer and to_file read these two fields, not
+    /// the super-chunk's state, to choose between lending the frame and copying it.
+    pub(crate) fn storage_is_memory_frame(&self) -> bool {
+        // SAFETY: `storage` is NULL or the storage this handle allocated (callers write
+        // its fields, never the pointer).
+        unsafe { self.c.storage.as_ref() }
+            .is_some_and(|st| st.contiguous != 0 && st.urlpath.is_null())
+    }
+
     pub(super) fn c_ptr(&mut self) -> *mut blosc2_schunk {
         &mut self.c
     }

@@ -44,7 +44,7 @@ fn main() -> ExitCode {
             };
             commands::info::info(&o, &t.file).map(|()| 0)
         }
-        Command::Verify(t) => commands::verify::verify(&Opts::running(&t.run), &t.file),
+        Command::Verify(t) => commands::verify::verify(&Opts::running(&t.run), &t.file, t.json),
         Command::Salvage(t) => commands::salvage::salvage(t),
         Command::Completions { shell } => {
             clap_complete::generate(*shell, &mut Cli::command(), "b2rs", &mut std::io::stdout());

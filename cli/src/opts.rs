@@ -11,7 +11,8 @@ b2rs compress IN OUT [options]     raw bytes → .b2frame (default), .b2nd or .b
        b2rs decompress IN OUT [options]   any of those → raw bytes (b2nd: C-order items)
        b2rs convert IN OUT [options]      between .b2frame, sparse frames, .b2nd and .blp
        b2rs info FILE [--json]            header, codec, filters, sizes, chunks, metalayers
-       b2rs verify FILE                   decode every chunk; non-zero exit on any damage
+       b2rs verify FILE [--json]          decode every chunk; non-zero exit on any damage
+       b2rs salvage IN OUT [--json]       a new frame from every chunk that still decodes
        b2rs help [COMMAND]                the options of a command
        b2rs completions SHELL             a completion script for bash, zsh, fish, ...";
 
@@ -99,6 +100,9 @@ pub(crate) struct Check {
     /// A frame, b2nd array or Bloscpack file
     #[arg(value_name = "FILE")]
     pub(crate) file: PathBuf,
+    /// Print the report as JSON (each problem with its chunk number)
+    #[arg(long)]
+    pub(crate) json: bool,
     #[command(flatten)]
     pub(crate) run: RunArgs,
 }

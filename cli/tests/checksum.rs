@@ -109,7 +109,22 @@ fn verify_names_a_chunk_damaged_but_decodable() {
         let v = b2rs_ok(&["verify", "-q", p(f)]);
         assert!(v.stdout.contains("6 chunk checksums match"), "{}", v.stdout);
         assert!(open(f).has_checksums());
+        let v = b2rs_ok(&["verify", "-q", "--json", p(f)]);
+        let r: serde_json::Value = serde_json::from_str(&v.stdout).unwrap();
+        assert_eq!(r["ok"], true, "{}", v.stdout);
+        assert_eq!(r["chunks"], 6, "{}", v.stdout);
+        assert_eq!(r["bytes"], 600_000, "{}", v.stdout);
+        assert_eq!(r["checksums matched"], 6, "{}", v.stdout);
+        assert_eq!(r["problems"], serde_json::json!([]), "{}", v.stdout);
     }
+    let v = b2rs_ok(&["verify", "-q", "--json", p(&plain)]);
+    let r: serde_json::Value = serde_json::from_str(&v.stdout).unwrap();
+    assert_eq!(
+        r["checksums matched"],
+        serde_json::Value::Null,
+        "{}",
+        v.stdout
+    );
     assert!(!open(&plain).has_checksums());
     let info = b2rs_ok(&["info", p(&summed)]);
     assert!(info.stdout.contains(CHECKSUMS_VLMETA), "{}", info.stdout);
@@ -134,6 +149,17 @@ fn verify_names_a_chunk_damaged_but_decodable() {
             "{}",
             v.stderr
         );
+        // --json: the same verdict and exit code, each problem with its chunk number
+        let v = b2rs(&["verify", "-q", "--json", p(f)]);
+        assert_eq!(v.code, Some(1), "{}", v.describe());
+        let r: serde_json::Value = serde_json::from_str(&v.stdout).unwrap();
+        assert_eq!(r["ok"], false, "{}", v.stdout);
+        assert_eq!(r["problems"].as_array().unwrap().len(), 1, "{}", v.stdout);
+        assert_eq!(r["problems"][0]["chunk"], n, "{}", v.stdout);
+        assert!(r["problems"][0]["problem"]
+            .as_str()
+            .unwrap()
+            .contains("does not match its checksum"));
     }
     // salvage: the damaged chunk zeroed and listed (exit 3), the new frame verifies; a cut
     // file gives back the chunks before the cut

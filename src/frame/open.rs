@@ -116,6 +116,16 @@ impl Frame {
     /// std::fs::remove_file(&path).unwrap();
     /// ```
     pub fn open(loc: Location, io: Arc<dyn Io>) -> Result<Frame> {
+        if let Location::File { path, .. } | Location::Dir(path) = &loc {
+            io.forget(path);
+        }
+        Frame::open_fresh(loc, io)
+    }
+
+    /// [`Frame::open`] once the back-end forgot what it held of the frame's objects: an open
+    /// reads what is stored now, as a local file's does (a remote back-end's cache otherwise
+    /// hands out the version it read first, however long ago).
+    fn open_fresh(loc: Location, io: Arc<dyn Io>) -> Result<Frame> {
         match loc {
             Location::Memory => {
                 crate::trace_error!("An in-memory frame is opened with Frame::from_bytes");
@@ -169,14 +179,15 @@ impl Frame {
     /// std::fs::remove_dir_all(&dir).unwrap();
     /// ```
     pub fn open_path(path: &Path, offset: u64, io: Arc<dyn Io>) -> Result<Frame> {
+        io.forget(path);
         if io.is_dir(path)? {
             if offset != 0 {
                 crate::trace_error!("Sparse frames cannot be opened at an offset");
                 return Err(Error::InvalidParam);
             }
-            Frame::open(Location::Dir(path.to_path_buf()), io)
+            Frame::open_fresh(Location::Dir(path.to_path_buf()), io)
         } else {
-            Frame::open(
+            Frame::open_fresh(
                 Location::File {
                     path: path.to_path_buf(),
                     offset,

@@ -366,6 +366,23 @@ static void test_to_buffer_reads_storage(void) {
     }
   }
   if (copy_free) free(copy);
+  /* to_file and append_file take the copy path too: the files read back */
+  const char *path = "test_struct_fields_tb.b2frame";
+  blosc2_remove_urlpath(path);
+  CHECK_GT(blosc2_schunk_to_file(sc, path), 0);
+  int64_t at = blosc2_schunk_append_file(sc, path);
+  CHECK_GT(at, 0);
+  for (int k = 0; k < 2; k++) {
+    blosc2_schunk *f = blosc2_schunk_open_offset(path, k == 0 ? 0 : at);
+    CHECK(f != NULL);
+    if (f != NULL) {
+      int32_t out[N];
+      CHECK_EQ(blosc2_schunk_decompress_chunk(f, 0, out, sizeof out), N * 4);
+      CHECK_EQ(out[7], 7);
+      blosc2_schunk_free(f);
+    }
+  }
+  blosc2_remove_urlpath(path);
   sc->storage->contiguous = true;
   blosc2_schunk_free(sc);
 }

@@ -405,8 +405,16 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
     })
 }
 
+/// The contiguous frame that to_buffer and to_file hand out: an in-memory frame's own bytes
+/// while the caller's storage still says "contiguous, no urlpath" (C-Blosc2 reads those two
+/// fields), else a new serialisation, as C-Blosc2's copy through `blosc2_schunk_copy`.
 fn cframe_of(h: &SchunkHandle) -> crate::Result<std::borrow::Cow<'_, [u8]>> {
-    if let Some(b) = h.core.frame().and_then(|f| f.as_bytes()) {
+    if let Some(b) = h
+        .core
+        .frame()
+        .and_then(|f| f.as_bytes())
+        .filter(|_| h.storage_is_memory_frame())
+    {
         return Ok(std::borrow::Cow::Borrowed(b));
     }
     h.core

@@ -92,7 +92,8 @@ build_all() {
     if grep -q "Compiling b2rs" <<<"$out"; then
         echo "$out"
         echo "build: 'cargo build --release -p b2rs --lib' rebuilt the library after the workspace" \
-             "build (features resolve differently; see the syn build-dependency in Cargo.toml)" >&2
+             "build (features resolve differently, see the syn build-dependency in Cargo.toml;" \
+             "or a source file changed while this script ran)" >&2
         return 1
     fi
 }

@@ -370,7 +370,7 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
         if cframe.is_null() || needs_free.is_null() {
             return Error::NullPointer.code() as i64;
         }
-        if h.storage_is_memory_frame() && h.core.frame().and_then(|f| f.as_bytes()).is_some() {
+        if lendable_frame(h).is_some() {
             // An in-memory frame lends its own bytes, as C-Blosc2's does; they are moved into
             // a `malloc`ed buffer first, so that a caller who calls
             // `blosc2_schunk_avoid_cframe_free(sc, true)` can `free()` them after
@@ -378,7 +378,7 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
             if let Err(e) = h.lend_frame_malloced() {
                 return e.code() as i64;
             }
-            let Some(b) = h.core.frame().and_then(|f| f.as_bytes()) else {
+            let Some(b) = lendable_frame(h) else {
                 return Error::Failure.code() as i64;
             };
             // SAFETY: out-pointers checked; the bytes stay until the super-chunk changes.
@@ -405,16 +405,20 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
     })
 }
 
-/// The contiguous frame that to_buffer and to_file hand out: an in-memory frame's own bytes
-/// while the caller's storage still says "contiguous, no urlpath" (C-Blosc2 reads those two
-/// fields), else a new serialisation, as C-Blosc2's copy through `blosc2_schunk_copy`.
-fn cframe_of(h: &SchunkHandle) -> crate::Result<std::borrow::Cow<'_, [u8]>> {
-    if let Some(b) = h
-        .core
+/// The bytes of an in-memory frame that to_buffer, to_file and append_file hand out as they
+/// are: only while the caller's storage still says "contiguous, no urlpath" (C-Blosc2 reads
+/// those two fields, not the super-chunk's state).
+fn lendable_frame(h: &SchunkHandle) -> Option<&[u8]> {
+    h.core
         .frame()
         .and_then(|f| f.as_bytes())
         .filter(|_| h.storage_is_memory_frame())
-    {
+}
+
+/// The contiguous frame that to_file and append_file write: the [`lendable_frame`], else a
+/// new serialisation, as C-Blosc2's copy through `blosc2_schunk_copy`.
+fn cframe_of(h: &SchunkHandle) -> crate::Result<std::borrow::Cow<'_, [u8]>> {
+    if let Some(b) = lendable_frame(h) {
         return Ok(std::borrow::Cow::Borrowed(b));
     }
     h.core
